@@ -1,0 +1,54 @@
+#pragma once
+// The subcommands of `mirrortrain`. Each returns the process exit code: 0 success, 1 a failed
+// run, 2 bad usage or configuration (after printing one line saying what and why).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mirror::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRunFailed = 1;
+inline constexpr int kExitBadConfig = 2;
+inline constexpr int kExitInterrupted = 130;
+
+// Options shared by `train` and `summary`; unset optionals keep the preset's value.
+struct ModelArgs {
+  std::string preset = "fashion-cnn";
+  std::optional<std::string> model_file;
+  std::optional<std::string> dataset;
+  std::string data_dir;
+  uint64_t seed = 42;
+  int64_t train_size = 0;  // synthetic sets
+  int64_t val_size = 0;
+};
+
+struct TrainArgs {
+  ModelArgs model;
+  std::optional<int> epochs;
+  std::optional<int64_t> batch_size;
+  std::optional<double> lr;
+  std::optional<std::string> optimizer;
+  double momentum = 0;
+  bool nesterov = false;
+  std::string devices = "cpu";
+  std::optional<int> logical;
+  int64_t memory_limit_mib = 0;
+  int64_t max_steps = 0;
+  std::string run_dir;
+  bool json = false;
+  std::string communicator = "auto";
+  int sync_every = 100;
+  int threads = 0;
+  bool deterministic = false;
+  int top_k = 5;
+};
+
+int run_train(const TrainArgs& args);
+int run_summary(const ModelArgs& args);
+int run_presets();
+int run_devices();
+int run_datasets();
+
+}  // namespace mirror::cli

@@ -1,0 +1,66 @@
+// mirrortrain: the headless front end of Mirror Workbench. Wiring only: parse flags, call a command.
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "mirror/train/optimizer.h"
+
+int main(int argc, char** argv) {
+  using namespace mirror::cli;
+  CLI::App app{"mirrortrain: mirrored synchronous data-parallel training (MirroredStrategy semantics) "
+               "on logical devices, headless"};
+  app.require_subcommand(1);
+
+  auto add_model = [](CLI::App* cmd, ModelArgs& m) {
+    cmd->add_option("--preset", m.preset, "Preset to start from (see `mirrortrain presets`)")->capture_default_str();
+    cmd->add_option("--model-file", m.model_file, "Model JSON file (Keras-style layer list); replaces the preset's model");
+    cmd->add_option("--dataset", m.dataset, "Dataset (see `mirrortrain datasets`); default: the preset's");
+    cmd->add_option("--data-dir", m.data_dir, "Directory holding the dataset's files");
+    cmd->add_option("--seed", m.seed, "Seed for weights, data order and synthetic data")->capture_default_str();
+    cmd->add_option("--train-size", m.train_size, "Synthetic datasets: training examples");
+    cmd->add_option("--val-size", m.val_size, "Synthetic datasets: validation examples");
+  };
+
+  TrainArgs t;
+  auto* train = app.add_subcommand("train", "Train a model");
+  add_model(train, t.model);
+  train->add_option("--epochs", t.epochs, "Epochs");
+  train->add_option("--batch-size", t.batch_size, "Global batch size, split across replicas");
+  train->add_option("--lr", t.lr, "Learning rate");
+  train->add_option("--optimizer", t.optimizer, "sgd, adam, adamw, rmsprop or nadam")
+      ->check(CLI::IsMember(mirror::optimizer_names()));
+  train->add_option("--momentum", t.momentum, "Momentum (sgd, rmsprop)");
+  train->add_flag("--nesterov", t.nesterov, "Nesterov momentum (sgd)");
+  train->add_option("--devices", t.devices, "cpu, cuda, or cuda:0,1")->capture_default_str();
+  train->add_option("--logical", t.logical, "Logical devices per physical device (replicas each)");
+  train->add_option("--memory-limit", t.memory_limit_mib, "Memory limit per logical device, MiB (enforced on CUDA)");
+  train->add_option("--max-steps", t.max_steps, "Stop after this many steps (0: no limit)");
+  train->add_option("--run-dir", t.run_dir, "Record the run in this directory (run.json, metrics.jsonl)");
+  train->add_flag("--json", t.json, "One JSON object per step and epoch on stdout, then a final one");
+  train->add_option("--communicator", t.communicator, "auto, reduce-to-one or shared-memory")->capture_default_str();
+  train->add_option("--sync-every", t.sync_every, "Check replicas are identical every N steps (0: only at the end)")
+      ->capture_default_str();
+  train->add_option("--threads", t.threads, "Intra-op threads per replica (0: cores / replicas)");
+  train->add_flag("--deterministic", t.deterministic, "Deterministic algorithms only: same seed, same numbers");
+  train->add_option("--top-k", t.top_k, "k of the top-k accuracy")->capture_default_str();
+
+  ModelArgs s;
+  auto* summary = app.add_subcommand("summary", "Print the Keras-style summary of a model on a dataset");
+  add_model(summary, s);
+  auto* presets = app.add_subcommand("presets", "List the presets");
+  auto* devices = app.add_subcommand("devices", "List the physical devices found");
+  auto* datasets = app.add_subcommand("datasets", "List the datasets");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    app.exit(e);
+    return kExitBadConfig;
+  }
+  if (train->parsed()) return run_train(t);
+  if (summary->parsed()) return run_summary(s);
+  if (presets->parsed()) return run_presets();
+  if (devices->parsed()) return run_devices();
+  if (datasets->parsed()) return run_datasets();
+  return kExitBadConfig;
+}

@@ -1,0 +1,63 @@
+#pragma once
+// In-memory datasets: a train and a validation split of input tensors and integer labels.
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mirror {
+
+enum class Split { kTrain, kValidation };
+
+// What the inputs are: dense float features (images, 2-D points) or integer token ids.
+enum class InputKind { kFloat, kTokens };
+
+struct DatasetInfo {
+  std::string name;                  // "fashion-mnist", "synthetic-text", ...
+  std::string source;                // where it came from: a path or "synthetic, seed 42"
+  std::vector<int64_t> input_shape;  // one example, Keras layout (channels last), no batch axis
+  InputKind kind = InputKind::kFloat;
+  int64_t num_classes = 0;
+  int64_t vocab_size = 0;            // token datasets: largest token id + 1; else 0
+  std::vector<std::string> class_names;  // may be empty
+};
+
+// One batch: x of shape (B, input_shape...) and y of shape (B) with int64 class ids.
+struct Batch {
+  torch::Tensor x;
+  torch::Tensor y;
+  int64_t size() const { return y.defined() ? y.size(0) : 0; }
+};
+
+// A dataset held in memory. Immutable after construction: every const method is thread-safe.
+class Dataset {
+ public:
+  // Takes x/y for both splits. Checks that shapes agree with `info` and labels lie in
+  // [0, num_classes); throws DataError naming the first mismatch.
+  Dataset(DatasetInfo info, torch::Tensor x_train, torch::Tensor y_train, torch::Tensor x_val,
+          torch::Tensor y_val);
+
+  const DatasetInfo& info() const { return info_; }
+  int64_t size(Split split) const;
+
+  // Examples at `indices` (any order, repeats allowed). Throws std::out_of_range on a bad index.
+  Batch gather(Split split, const std::vector<int64_t>& indices) const;
+  // Examples [begin, end) as views; no copy.
+  Batch slice(Split split, int64_t begin, int64_t end) const;
+  // Number of examples of each class in a split.
+  std::vector<int64_t> class_counts(Split split) const;
+
+ private:
+  const torch::Tensor& x(Split s) const { return s == Split::kTrain ? x_train_ : x_val_; }
+  const torch::Tensor& y(Split s) const { return s == Split::kTrain ? y_train_ : y_val_; }
+
+  DatasetInfo info_;
+  torch::Tensor x_train_, y_train_, x_val_, y_val_;
+};
+
+// "(None, 300, 7)"-style text for a shape without its batch axis.
+std::string format_shape(const std::vector<int64_t>& shape);
+
+}  // namespace mirror

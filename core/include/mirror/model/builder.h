@@ -1,0 +1,19 @@
+#pragma once
+// Builds LibTorch modules from an analysed ModelSpec.
+
+#include <torch/nn/modules/container/sequential.h>
+
+#include "mirror/model/shape.h"
+
+namespace mirror {
+
+// Builds the model as a torch::nn::Sequential that takes a batch in Keras layout (B, ...) and
+// returns logits (B, classes); layout changes for LibTorch's channels-first convolutions are
+// inserted where needed. Parameters are initialised from LibTorch's default generator: seed it
+// first for reproducible weights. Throws ConfigError if `analysis` is not ok().
+// Dropout layers draw from `dropout_generator` when given (one per replica keeps runs
+// deterministic), else from the default generator.
+torch::nn::Sequential build_model(const ModelAnalysis& analysis,
+                                  c10::optional<at::Generator> dropout_generator = c10::nullopt);
+
+}  // namespace mirror

@@ -1,0 +1,67 @@
+#pragma once
+// Declarative models in Keras' vocabulary. A ModelSpec is plain data: it can be written to and
+// read from JSON, shown in a table, edited, and built into LibTorch modules.
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mirror {
+
+enum class LayerKind {
+  kEmbedding,
+  kConv1D,
+  kConv2D,
+  kMaxPool1D,
+  kMaxPool2D,
+  kGlobalMaxPool1D,
+  kGlobalAveragePool1D,
+  kFlatten,
+  kDense,
+  kDropout,
+  kActivation,
+};
+
+enum class Activation { kLinear, kRelu, kSigmoid, kTanh, kSoftmax, kGelu, kElu };
+
+// Sizes that come from the dataset when the spec says so ("vocab", "classes" in JSON).
+inline constexpr int64_t kFromDataset = -1;
+
+struct LayerSpec {
+  LayerKind kind = LayerKind::kDense;
+  std::string name;                 // empty: Keras-style automatic name (conv1d, conv1d_1, ...)
+  int64_t units = 0;                // Dense units, Conv filters; kFromDataset: number of classes
+  int64_t input_dim = 0;            // Embedding vocabulary; kFromDataset: dataset's vocab size
+  int64_t output_dim = 0;           // Embedding width
+  std::vector<int64_t> kernel;      // Conv kernel size (1 or 2 entries)
+  std::vector<int64_t> pool;        // pool size (1 or 2 entries)
+  std::vector<int64_t> strides;     // empty: 1 for conv, pool size for pooling
+  bool same_padding = false;        // Keras padding="same" (else "valid")
+  Activation activation = Activation::kLinear;
+  double rate = 0.0;                // Dropout rate
+  bool use_bias = true;
+};
+
+struct ModelSpec {
+  std::string name = "sequential";
+  std::vector<LayerSpec> layers;
+};
+
+// Keras' class name of a layer kind ("Conv1D", "MaxPooling1D", ...).
+const char* keras_type(LayerKind kind);
+// Keras' snake-case base name ("conv1d", "max_pooling1d", ...).
+const char* keras_base_name(LayerKind kind);
+const char* activation_name(Activation a);
+
+// JSON round trip. The format is a Keras-like list:
+//   {"name": "...", "layers": [{"type": "Conv1D", "filters": 64, "kernel_size": 5,
+//                               "activation": "relu"}, ...]}
+// from_json throws ConfigError naming the layer (index and type) and the offending field.
+nlohmann::json to_json(const ModelSpec& spec);
+ModelSpec model_from_json(const nlohmann::json& j);
+// Reads a model file; throws ConfigError if it is missing or malformed.
+ModelSpec load_model_file(const std::string& path);
+
+}  // namespace mirror

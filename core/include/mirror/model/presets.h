@@ -1,0 +1,28 @@
+#pragma once
+// Named, ready-to-train configurations.
+
+#include <string>
+#include <vector>
+
+#include "mirror/model/layer_spec.h"
+
+namespace mirror {
+
+struct Preset {
+  std::string name;
+  std::string description;
+  ModelSpec model;
+  std::string dataset;     // default dataset
+  std::string optimizer;   // default optimizer name
+  double learning_rate = 0;
+  int64_t batch_size = 32;
+  int epochs = 1;
+  int logical_devices = 1;
+};
+
+// All presets, in display order. Pure.
+const std::vector<Preset>& presets();
+// Throws ConfigError listing the known names when `name` is unknown.
+const Preset& find_preset(const std::string& name);
+
+}  // namespace mirror

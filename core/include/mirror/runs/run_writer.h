@@ -1,0 +1,42 @@
+#pragma once
+// Records a run in its directory: run.json (config, devices, status) and metrics.jsonl (one JSON
+// object per event). run.json is replaced atomically (temp file + rename); metrics.jsonl is
+// append-only and flushed at every epoch and at the end.
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <string>
+
+#include "mirror/train/events.h"
+
+namespace mirror {
+
+class RunWriter : public EventSink {
+ public:
+  // Creates `dir` (and parents) and writes run.json with status "running". `config` is the run's
+  // full configuration. Throws ConfigError if the directory cannot be created or already holds
+  // a run.json (runs are never overwritten).
+  RunWriter(std::string dir, nlohmann::json config);
+
+  void on_started(const RunStarted& e) override;
+  void on_step(const StepMetrics& e) override;
+  void on_epoch(const EpochMetrics& e) override;
+  void on_finished(const RunFinished& e) override;
+
+  const std::string& dir() const { return dir_; }
+
+ private:
+  void write_run_json();
+  void append(const nlohmann::json& j, bool flush);
+
+  std::string dir_;
+  nlohmann::json run_;
+  std::ofstream metrics_;
+};
+
+// Writes `text` to `path` atomically: a temp file in the same directory, flushed, then renamed.
+// Throws std::runtime_error naming the path on failure.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace mirror

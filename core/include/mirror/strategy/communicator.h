@@ -1,0 +1,67 @@
+#pragma once
+// Gradient all-reduce across replicas, behind one small c10d-shaped interface.
+
+#include <torch/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mirror/strategy/device.h"
+
+namespace mirror {
+
+// An issued collective. In-process communicators finish their work inside allreduce_sum, so
+// their Work is already complete; out-of-process ones (c10d) complete asynchronously.
+class Work {
+ public:
+  virtual ~Work() = default;
+  // Blocks until the collective has finished on this rank. Throws RunError on failure.
+  virtual void wait() = 0;
+  virtual bool is_completed() const = 0;
+};
+
+// A fixed group of `world_size` ranks (replica threads) that reduce together.
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  // Collective: every rank in [0, world_size) calls this once per step from its own thread, with
+  // tensors of identical count, shapes and dtypes (float32, contiguous). On completion each
+  // rank's tensors hold the element-wise sum over ranks, bit-identical on every rank, summed in
+  // rank order 0, 1, ..., N-1 (so results are deterministic). Tensors are modified in place and
+  // stay owned by the caller. Throws CollectiveAborted if another rank called abort().
+  virtual std::shared_ptr<Work> allreduce_sum(int rank, std::vector<torch::Tensor>& tensors) = 0;
+
+  // Wakes every rank blocked in a collective with CollectiveAborted. Thread-safe; idempotent.
+  virtual void abort(const std::string& reason) = 0;
+  // Makes the communicator usable again after an abort; call while no collective is in flight.
+  virtual void reset() = 0;
+
+  virtual int world_size() const = 0;
+  virtual std::string name() const = 0;
+};
+
+enum class CommunicatorKind { kAuto, kNone, kReduceToOne, kSharedMemory };
+
+struct CommunicatorChoice {
+  CommunicatorKind kind = CommunicatorKind::kNone;
+  std::string reason;  // one sentence a person can read, e.g. why NCCL is not used
+};
+
+// Parses "auto", "reduce-to-one", "shared-memory"; throws ConfigError otherwise.
+CommunicatorKind parse_communicator(const std::string& name);
+const char* communicator_name(CommunicatorKind kind);
+
+// Picks the backend for these replicas: one replica needs none; CPU replicas in one process use
+// shared memory; anything else reduces to one device. An explicit request is honoured when it
+// can run here, else ConfigError says why.
+CommunicatorChoice choose_communicator(CommunicatorKind requested,
+                                       const std::vector<LogicalDevice>& devices);
+
+// Creates a communicator for `world_size` ranks. `bucket_bytes` sizes the shared-memory
+// backend's buckets.
+std::unique_ptr<Communicator> make_communicator(CommunicatorKind kind, int world_size,
+                                                int64_t bucket_bytes = 1 << 20);
+
+}  // namespace mirror

@@ -1,0 +1,97 @@
+#pragma once
+// The mirrored synchronous data-parallel step (TensorFlow MirroredStrategy semantics):
+// replicate the model, shard the global batch, per-replica forward/backward, all-reduce the
+// gradients, identical update on every replica's own copy.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mirror/data/dataset.h"
+#include "mirror/model/shape.h"
+#include "mirror/strategy/communicator.h"
+#include "mirror/strategy/device.h"
+#include "mirror/train/optimizer.h"
+
+namespace mirror {
+
+struct MirroredOptions {
+  CommunicatorKind communicator = CommunicatorKind::kAuto;
+  int sync_check_every = 100;      // steps between parameter-sync checks; 0 disables
+  int64_t bucket_bytes = 1 << 20;  // shared-memory all-reduce bucket size
+  int intra_op_threads = 0;        // per replica; 0: usable cores / replicas (at least 1)
+  bool deterministic = false;      // deterministic algorithms only (same seed, same numbers)
+  int top_k = 5;                   // k of the top-k accuracy (clamped to the number of classes)
+};
+
+// Where one replica's step time went, in milliseconds.
+struct ReplicaTiming {
+  int replica = 0;
+  int64_t shard_size = 0;
+  double compute_ms = 0;    // forward + backward
+  double allreduce_ms = 0;  // waiting for and doing the all-reduce
+  double update_ms = 0;     // optimizer update
+};
+
+// Sums over the global batch (divide by `samples` for means).
+struct StepResult {
+  int64_t samples = 0;
+  double loss_sum = 0;        // sum of per-example losses
+  int64_t correct = 0;        // arg-max hits
+  int64_t top_k_correct = 0;  // label among the k largest logits
+  std::vector<ReplicaTiming> replicas;  // train steps only
+};
+
+class ReplicaPool;
+struct Replica;
+
+class MirroredStrategy {
+ public:
+  // Builds one model copy per device (weights initialised from `seed` on replica 0 and copied to
+  // the others), one optimizer per replica, the communicator, and one long-lived thread per
+  // replica. Throws ConfigError when the model does not fit or the options are invalid.
+  MirroredStrategy(std::vector<LogicalDevice> devices, const ModelAnalysis& model,
+                   const OptimizerConfig& optimizer, const MirroredOptions& options, uint64_t seed);
+  // Joins the replica threads.
+  ~MirroredStrategy();
+  MirroredStrategy(const MirroredStrategy&) = delete;
+  MirroredStrategy& operator=(const MirroredStrategy&) = delete;
+
+  // One synchronous training step on a global batch. Every K steps (options.sync_check_every)
+  // also checks that replicas agree. Throws RunError when a replica fails, SyncError when the
+  // replicas diverge. Not thread-safe: call from one (trainer) thread.
+  StepResult train_step(const Batch& batch);
+  // Forward pass only (inference mode, dropout off), sharded across replicas.
+  StepResult evaluate(const Batch& batch);
+  // Throws SyncError naming the replica and the size of the difference unless every replica's
+  // parameters are bit-identical to replica 0's.
+  void check_sync();
+
+  int num_replicas() const;
+  const std::vector<LogicalDevice>& devices() const { return devices_; }
+  const CommunicatorChoice& communicator() const { return choice_; }
+  int intra_op_threads() const { return threads_per_replica_; }
+  int64_t num_parameters() const;
+  int64_t steps() const { return steps_; }
+  // Replica `r`'s parameters as one flat float32 tensor that aliases the model's weights:
+  // writing to it changes that replica (checkpoints and tests use this).
+  torch::Tensor replica_parameters(int replica);
+  // L2 norm of all parameters of replica 0, computed in double precision.
+  double parameter_l2_norm() const;
+
+ private:
+  void run_replicas(const std::function<void(int)>& job);
+
+  std::vector<LogicalDevice> devices_;
+  MirroredOptions options_;
+  CommunicatorChoice choice_;
+  int threads_per_replica_ = 1;
+  int top_k_ = 1;
+  int64_t steps_ = 0;
+  std::unique_ptr<Communicator> communicator_;
+  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::unique_ptr<ReplicaPool> pool_;  // last: its threads use the replicas
+};
+
+}  // namespace mirror

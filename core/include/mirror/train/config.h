@@ -1,0 +1,40 @@
+#pragma once
+// Everything that defines a training run, as plain data.
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "mirror/data/registry.h"
+#include "mirror/model/layer_spec.h"
+#include "mirror/strategy/device.h"
+#include "mirror/strategy/mirrored.h"
+#include "mirror/train/optimizer.h"
+
+namespace mirror {
+
+struct TrainConfig {
+  std::string preset;          // informational: the preset the config started from, if any
+  ModelSpec model;
+  DatasetOptions dataset;
+  OptimizerConfig optimizer;
+  int64_t batch_size = 32;     // global batch, split across replicas
+  int epochs = 1;
+  int64_t max_steps = 0;       // stop after this many steps in total; 0: no limit
+  int64_t eval_batch_size = 0; // 0: max(batch_size, 256)
+  DeviceRequest devices;
+  uint64_t seed = 42;
+  MirroredOptions strategy;
+
+  // Throws ConfigError naming the first impossible value (batch size, epochs, ...).
+  void validate() const;
+};
+
+// Starts from a preset: its model, dataset, optimizer, learning rate, batch size, epochs and
+// logical-device count. Throws ConfigError for an unknown preset.
+TrainConfig config_from_preset(const std::string& preset);
+
+nlohmann::json to_json(const TrainConfig& config);
+
+}  // namespace mirror

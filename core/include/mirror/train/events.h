@@ -1,0 +1,77 @@
+#pragma once
+// What a training run reports while it runs: plain value structs, safe to copy across threads.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mirror/strategy/mirrored.h"
+
+namespace mirror {
+
+struct RunStarted {
+  std::string dataset;
+  std::string model;
+  std::vector<std::string> devices;  // replica device names, in replica order
+  std::string communicator;
+  std::string communicator_reason;
+  int intra_op_threads = 1;          // per replica
+  int64_t parameters = 0;
+  int64_t train_size = 0;
+  int64_t val_size = 0;
+  int64_t global_batch = 0;
+  std::vector<int64_t> shard_sizes;  // of a full global batch
+  int64_t steps_per_epoch = 0;
+  int epochs = 0;
+};
+
+struct StepMetrics {
+  int epoch = 0;                // 1-based
+  int64_t step = 0;             // 1-based within the epoch
+  int64_t steps_per_epoch = 0;
+  int64_t global_step = 0;      // 1-based over the run
+  int64_t samples = 0;          // in this step's global batch
+  double loss = 0;              // mean over the global batch
+  double accuracy = 0;
+  double top_k_accuracy = 0;
+  double step_seconds = 0;      // wall time of the whole step
+  double samples_per_sec = 0;   // this step
+  std::vector<ReplicaTiming> replicas;
+};
+
+struct EpochMetrics {
+  int epoch = 0;  // 1-based
+  int epochs = 0;
+  int64_t steps = 0;
+  double loss = 0, accuracy = 0, top_k_accuracy = 0;              // training, over the epoch
+  double val_loss = 0, val_accuracy = 0, val_top_k_accuracy = 0;  // validation, at epoch end
+  bool has_validation = false;
+  double seconds = 0;           // training time of the epoch, validation excluded
+  double samples_per_sec = 0;   // training throughput over the epoch
+};
+
+enum class RunStatus { kFinished, kStopped, kFailed };
+const char* run_status_name(RunStatus status);
+
+struct RunFinished {
+  RunStatus status = RunStatus::kFinished;
+  std::string message;          // why it stopped or failed; empty when finished
+  int64_t steps = 0;
+  int epochs_completed = 0;
+  double seconds = 0;
+  double param_l2_norm = 0;
+  double train_samples_per_sec = 0;  // over all training steps
+};
+
+// Receives a run's events, on the trainer's thread, in order: started, then steps and epochs,
+// then exactly one finished. Implementations must not throw (the trainer ignores what they do).
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void on_started(const RunStarted&) {}
+  virtual void on_step(const StepMetrics&) {}
+  virtual void on_epoch(const EpochMetrics&) {}
+  virtual void on_finished(const RunFinished&) {}
+};
+
+}  // namespace mirror

@@ -1,0 +1,16 @@
+#pragma once
+// JSON forms of run events, shared by `mirrortrain --json` and metrics.jsonl. Doubles are written
+// at full precision (shortest round-trip form).
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "mirror/train/events.h"
+
+namespace mirror {
+
+nlohmann::json to_json(const RunStarted& e);    // {"type": "started", ...}
+nlohmann::json to_json(const StepMetrics& e);   // {"type": "step", ...}
+nlohmann::json to_json(const EpochMetrics& e);  // {"type": "epoch", ...}
+nlohmann::json to_json(const RunFinished& e);   // {"type": "final", ...}
+
+}  // namespace mirror

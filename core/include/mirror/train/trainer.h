@@ -1,0 +1,44 @@
+#pragma once
+// The training loop: epochs of seeded shuffles, mirrored steps, validation, events.
+
+#include <atomic>
+#include <memory>
+
+#include "mirror/data/dataset.h"
+#include "mirror/train/config.h"
+#include "mirror/train/events.h"
+
+namespace mirror {
+
+// Flags another thread sets to steer a run; both are polled between steps.
+struct TrainControl {
+  std::atomic<bool> stop{false};   // finish the current step, then end the run as stopped
+  std::atomic<bool> pause{false};  // hold between steps until cleared (or stop is set)
+};
+
+class Trainer {
+ public:
+  // Validates the config, analyses the model against the dataset, resolves devices and builds
+  // the strategy (replicas, optimizers, threads). Throws ConfigError when anything is impossible.
+  Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset);
+  ~Trainer();
+
+  // Runs to completion, a stop, or a failure, reporting to `sink`. Never throws: failures
+  // (NaN loss, a failed replica, diverged replicas) end the run with RunStatus::kFailed and a
+  // message. Call once, from one thread.
+  RunFinished run(EventSink& sink, TrainControl& control);
+
+  const TrainConfig& config() const { return config_; }
+  const Dataset& dataset() const { return *dataset_; }
+  MirroredStrategy& strategy() { return *strategy_; }
+
+ private:
+  TrainConfig config_;
+  std::shared_ptr<const Dataset> dataset_;
+  std::unique_ptr<MirroredStrategy> strategy_;
+};
+
+// The dataset's description of its input, for model analysis.
+InputSpec input_spec(const Dataset& dataset);
+
+}  // namespace mirror

@@ -1,0 +1,75 @@
+#include "mirror/data/dataset.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <torch/torch.h>
+
+#include <stdexcept>
+
+#include "mirror/util/error.h"
+
+namespace mirror {
+
+namespace {
+void check_split(const DatasetInfo& info, const char* split, const torch::Tensor& x,
+                 const torch::Tensor& y) {
+  if (!x.defined() || !y.defined())
+    throw DataError(fmt::format("dataset {}: the {} split is missing", info.name, split));
+  if (y.dim() != 1 || x.size(0) != y.size(0))
+    throw DataError(fmt::format("dataset {}: {} split has {} inputs but {} labels", info.name,
+                                split, x.size(0), y.numel()));
+  std::vector<int64_t> shape(x.sizes().begin() + 1, x.sizes().end());
+  if (shape != info.input_shape)
+    throw DataError(fmt::format("dataset {}: {} inputs have shape {}, expected {}", info.name,
+                                split, format_shape(shape), format_shape(info.input_shape)));
+  if (y.numel() > 0) {
+    const int64_t lo = y.min().item<int64_t>();
+    const int64_t hi = y.max().item<int64_t>();
+    if (lo < 0 || hi >= info.num_classes)
+      throw DataError(fmt::format("dataset {}: {} labels span [{}, {}] but there are {} classes",
+                                  info.name, split, lo, hi, info.num_classes));
+  }
+}
+}  // namespace
+
+Dataset::Dataset(DatasetInfo info, torch::Tensor x_train, torch::Tensor y_train,
+                 torch::Tensor x_val, torch::Tensor y_val)
+    : info_(std::move(info)),
+      x_train_(std::move(x_train)),
+      y_train_(y_train.to(torch::kInt64)),
+      x_val_(std::move(x_val)),
+      y_val_(y_val.to(torch::kInt64)) {
+  if (info_.num_classes < 2)
+    throw DataError(fmt::format("dataset {}: needs at least 2 classes", info_.name));
+  check_split(info_, "train", x_train_, y_train_);
+  check_split(info_, "validation", x_val_, y_val_);
+  if (x_train_.size(0) == 0) throw DataError(fmt::format("dataset {}: no training examples", info_.name));
+}
+
+int64_t Dataset::size(Split split) const { return y(split).size(0); }
+
+Batch Dataset::gather(Split split, const std::vector<int64_t>& indices) const {
+  const int64_t n = size(split);
+  for (int64_t i : indices)
+    if (i < 0 || i >= n) throw std::out_of_range(fmt::format("example index {} not in [0, {})", i, n));
+  auto index = torch::from_blob(const_cast<int64_t*>(indices.data()),
+                                {static_cast<int64_t>(indices.size())}, torch::kInt64);
+  return {x(split).index_select(0, index), y(split).index_select(0, index)};
+}
+
+Batch Dataset::slice(Split split, int64_t begin, int64_t end) const {
+  return {x(split).slice(0, begin, end), y(split).slice(0, begin, end)};
+}
+
+std::vector<int64_t> Dataset::class_counts(Split split) const {
+  auto counts = torch::bincount(y(split), /*weights=*/{}, /*minlength=*/info_.num_classes);
+  return std::vector<int64_t>(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + counts.numel());
+}
+
+std::string format_shape(const std::vector<int64_t>& shape) {
+  std::string out = "(None";
+  for (int64_t d : shape) out += fmt::format(", {}", d);
+  return out + ")";
+}
+
+}  // namespace mirror

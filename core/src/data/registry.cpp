@@ -1,0 +1,73 @@
+#include "mirror/data/registry.h"
+
+#include <fmt/format.h>
+
+#include "mirror/data/idx.h"
+#include "mirror/data/synthetic.h"
+#include "mirror/util/error.h"
+
+namespace mirror {
+
+namespace {
+constexpr const char* kFashionDir = "/usr/share/datasets/fashion-mnist";
+constexpr const char* kMnistDir = "/usr/share/datasets/mnist";
+
+std::vector<std::string> fashion_classes() {
+  return {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+          "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+}
+std::vector<std::string> digit_classes() {
+  std::vector<std::string> names;
+  for (int d = 0; d < 10; ++d) names.push_back(std::to_string(d));
+  return names;
+}
+}  // namespace
+
+std::vector<DatasetDescription> list_datasets() {
+  return {
+      {"fashion-mnist", "Zalando's 28x28 clothing images, 10 classes (Debian: dataset-fashion-mnist)", kFashionDir},
+      {"mnist", "28x28 handwritten digits, 10 classes (IDX files)", kMnistDir},
+      {"synthetic-text", "Reuters-shaped token sequences: length 300, 30,982 words, 46 topics", ""},
+      {"spirals", "2-D interleaved spiral arms (3 classes by default)", ""},
+      {"blobs", "2-D Gaussian clusters (3 classes by default)", ""},
+      {"xor", "2-D XOR quadrants, 2 classes", ""},
+      {"circles", "2-D disc inside a ring, 2 classes", ""},
+  };
+}
+
+std::shared_ptr<const Dataset> load_dataset(const DatasetOptions& o) {
+  if (o.name == "fashion-mnist" || o.name == "mnist") {
+    const bool fashion = o.name == "fashion-mnist";
+    const std::string dir = o.data_dir.empty() ? (fashion ? kFashionDir : kMnistDir) : o.data_dir;
+    try {
+      return load_idx_directory(o.name, dir, fashion ? fashion_classes() : digit_classes());
+    } catch (const DataError& e) {
+      if (!o.data_dir.empty() || !fashion) throw;
+      throw DataError(fmt::format("{} (install it with: apt-get install dataset-fashion-mnist, or "
+                                  "pass --data-dir)", e.what()));
+    }
+  }
+  if (o.name == "synthetic-text") {
+    SyntheticTextOptions t;
+    t.seed = o.seed;
+    if (o.train_size > 0) t.train_size = o.train_size;
+    if (o.val_size > 0) t.val_size = o.val_size;
+    if (o.classes > 0) t.classes = o.classes;
+    return make_synthetic_text(t);
+  }
+  if (o.name == "spirals" || o.name == "blobs" || o.name == "xor" || o.name == "circles") {
+    PointSetOptions p;
+    p.kind = o.name;
+    p.seed = o.seed;
+    if (o.train_size > 0) p.train_size = o.train_size;
+    if (o.val_size > 0) p.val_size = o.val_size;
+    if (o.classes > 0) p.classes = o.classes;
+    if (o.noise >= 0) p.noise = o.noise;
+    return make_point_set(p);
+  }
+  std::string names;
+  for (const auto& d : list_datasets()) names += (names.empty() ? "" : ", ") + d.name;
+  throw ConfigError(fmt::format("unknown dataset '{}' (known: {})", o.name, names));
+}
+
+}  // namespace mirror

@@ -1,0 +1,151 @@
+#include "mirror/model/shape.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <numeric>
+
+#include "mirror/data/dataset.h"
+
+namespace mirror {
+
+namespace {
+// Keras' output length of a window op along one axis.
+int64_t window_out(int64_t in, int64_t k, int64_t s, bool same) {
+  return same ? (in + s - 1) / s : (in - k) / s + 1;
+}
+
+// Applies one layer to `in`; returns its output shape or sets `error`.
+std::vector<int64_t> infer_layer(LayerSpec& l, const std::vector<int64_t>& in, const InputSpec& input,
+                                 bool first, int64_t& params, std::string& error) {
+  const auto rank = in.size();
+  auto fail = [&](std::string msg) {
+    error = std::move(msg);
+    return std::vector<int64_t>{};
+  };
+  switch (l.kind) {
+    case LayerKind::kEmbedding: {
+      if (!first || !input.tokens)
+        return fail("Embedding must be the first layer, on a dataset of token ids");
+      if (l.input_dim == kFromDataset) l.input_dim = input.vocab_size;
+      if (input.vocab_size > l.input_dim)
+        return fail(fmt::format("input_dim {} is smaller than the dataset's vocabulary ({} ids); token "
+                                "ids would fall outside the table", l.input_dim, input.vocab_size));
+      params = l.input_dim * l.output_dim;
+      auto out = in;
+      out.push_back(l.output_dim);
+      return out;
+    }
+    case LayerKind::kConv1D:
+    case LayerKind::kConv2D:
+    case LayerKind::kMaxPool1D:
+    case LayerKind::kMaxPool2D: {
+      const bool conv = l.kind == LayerKind::kConv1D || l.kind == LayerKind::kConv2D;
+      const size_t spatial = (l.kind == LayerKind::kConv1D || l.kind == LayerKind::kMaxPool1D) ? 1 : 2;
+      if (rank != spatial + 1)
+        return fail(fmt::format("expects input of shape {} but gets {}",
+                                spatial == 1 ? "(None, steps, channels)" : "(None, rows, cols, channels)",
+                                format_shape(in)));
+      const auto& window = conv ? l.kernel : l.pool;
+      std::vector<int64_t> strides = l.strides;
+      if (strides.empty()) strides = conv ? std::vector<int64_t>(spatial, 1) : window;
+      if (l.same_padding) {
+        const bool unit_stride = std::all_of(strides.begin(), strides.end(), [](int64_t s) { return s == 1; });
+        if (conv && !unit_stride) return fail("padding=\"same\" is supported with strides 1 only");
+        if (!conv && strides != window) return fail("padding=\"same\" pooling needs strides equal to pool_size");
+      }
+      std::vector<int64_t> out;
+      for (size_t d = 0; d < spatial; ++d) {
+        if (!l.same_padding && in[d] < window[d])
+          return fail(fmt::format("{} {} is larger than the input's size {} along axis {}",
+                                  conv ? "kernel" : "pool", window[d], in[d], d + 1));
+        out.push_back(window_out(in[d], window[d], strides[d], l.same_padding));
+      }
+      const int64_t channels = in.back();
+      if (conv) {
+        params = std::accumulate(window.begin(), window.end(), int64_t{1}, std::multiplies<>()) * channels * l.units +
+                 (l.use_bias ? l.units : 0);
+        out.push_back(l.units);
+      } else {
+        out.push_back(channels);
+      }
+      return out;
+    }
+    case LayerKind::kGlobalMaxPool1D:
+    case LayerKind::kGlobalAveragePool1D:
+      if (rank != 2) return fail(fmt::format("expects (None, steps, channels) but gets {}", format_shape(in)));
+      return {in[1]};
+    case LayerKind::kFlatten: {
+      if (rank < 1) return fail("nothing to flatten");
+      return {std::accumulate(in.begin(), in.end(), int64_t{1}, std::multiplies<>())};
+    }
+    case LayerKind::kDense: {
+      if (l.units == kFromDataset) l.units = input.num_classes;
+      if (rank < 1) return fail("expects at least one feature axis");
+      if (first && input.tokens)
+        return fail("a Dense first layer on token ids treats ids as numbers; start with an Embedding");
+      params = in.back() * l.units + (l.use_bias ? l.units : 0);
+      auto out = in;
+      out.back() = l.units;
+      return out;
+    }
+    case LayerKind::kDropout:
+    case LayerKind::kActivation:
+      return in;
+  }
+  return fail("unknown layer kind");
+}
+}  // namespace
+
+bool ModelAnalysis::ok() const {
+  if (!error.empty()) return false;
+  return std::all_of(layers.begin(), layers.end(), [](const LayerReport& r) { return r.error.empty(); });
+}
+
+std::string ModelAnalysis::describe_errors() const {
+  std::string out;
+  for (size_t i = 0; i < layers.size(); ++i)
+    if (!layers[i].error.empty())
+      out += fmt::format("{}layer {} {} ({}): {}", out.empty() ? "" : "; ", i + 1, layers[i].name,
+                         layers[i].type, layers[i].error);
+  if (!error.empty()) out += (out.empty() ? "" : "; ") + error;
+  return out;
+}
+
+ModelAnalysis analyze(const ModelSpec& spec, const InputSpec& input) {
+  ModelAnalysis a;
+  a.input_shape = input.shape;
+  std::map<std::string, int> seen;
+  std::vector<int64_t> shape = input.shape;
+  bool broken = false;
+  if (spec.layers.empty()) a.error = "the model has no layers";
+  for (size_t i = 0; i < spec.layers.size(); ++i) {
+    LayerReport r;
+    r.resolved = spec.layers[i];
+    r.type = keras_type(r.resolved.kind);
+    if (!r.resolved.name.empty()) {
+      r.name = r.resolved.name;
+    } else {
+      const std::string base = keras_base_name(r.resolved.kind);
+      const int n = seen[base]++;
+      r.name = n == 0 ? base : fmt::format("{}_{}", base, n);
+    }
+    if (broken) {
+      r.error = "";  // shape unknown: an earlier layer failed
+    } else {
+      shape = infer_layer(r.resolved, shape, input, i == 0, r.params, r.error);
+      if (!r.error.empty()) broken = true;
+      else r.output_shape = shape;
+    }
+    a.total_params += r.params;
+    a.layers.push_back(std::move(r));
+  }
+  a.trainable_params = a.total_params;
+  if (!broken && a.error.empty() && !(shape.size() == 1 && shape[0] == input.num_classes))
+    a.error = fmt::format("the model outputs {} but the dataset has {} classes: end with "
+                          "Dense(units=\"classes\") after a Flatten or global pooling layer",
+                          format_shape(shape), input.num_classes);
+  return a;
+}
+
+}  // namespace mirror

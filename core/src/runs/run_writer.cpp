@@ -1,0 +1,96 @@
+#include "mirror/runs/run_writer.h"
+
+#include <fmt/format.h>
+#include <torch/version.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include "mirror/train/events_json.h"
+#include "mirror/util/error.h"
+
+namespace mirror {
+
+namespace {
+std::string now_iso8601() {
+  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw std::runtime_error(fmt::format("{}: cannot write ({})", tmp, std::strerror(errno)));
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 &&
+                  ::fsync(fileno(f)) == 0;
+  std::fclose(f);
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(fmt::format("{}: cannot write ({})", path, std::strerror(errno)));
+  }
+}
+
+RunWriter::RunWriter(std::string dir, nlohmann::json config) : dir_(std::move(dir)) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec) throw ConfigError(fmt::format("run directory {}: cannot create it ({})", dir_, ec.message()));
+  if (std::filesystem::exists(std::filesystem::path(dir_) / "run.json"))
+    throw ConfigError(fmt::format("run directory {} already holds a run; choose a new --run-dir", dir_));
+  run_ = {{"format", 1},
+          {"status", "running"},
+          {"started_at", now_iso8601()},
+          {"config", std::move(config)},
+          {"versions", {{"mirror_workbench", "0.1.0"}, {"libtorch", TORCH_VERSION}}}};
+  write_run_json();
+  metrics_.open(std::filesystem::path(dir_) / "metrics.jsonl", std::ios::app);
+  if (!metrics_) throw ConfigError(fmt::format("run directory {}: cannot open metrics.jsonl", dir_));
+}
+
+void RunWriter::write_run_json() {
+  write_file_atomically((std::filesystem::path(dir_) / "run.json").string(), run_.dump(2) + "\n");
+}
+
+void RunWriter::append(const nlohmann::json& j, bool flush) {
+  metrics_ << j.dump() << '\n';
+  if (flush) metrics_.flush();
+}
+
+void RunWriter::on_started(const RunStarted& e) {
+  run_["devices"] = e.devices;
+  run_["communicator"] = {{"name", e.communicator}, {"reason", e.communicator_reason}};
+  run_["parameters"] = e.parameters;
+  try {
+    write_run_json();
+  } catch (const std::exception&) {
+  }
+}
+
+void RunWriter::on_step(const StepMetrics& e) { append(to_json(e), false); }
+
+void RunWriter::on_epoch(const EpochMetrics& e) {
+  append(to_json(e), true);
+  run_["last_epoch"] = to_json(e);
+}
+
+void RunWriter::on_finished(const RunFinished& e) {
+  append(to_json(e), true);
+  run_["status"] = run_status_name(e.status);
+  run_["message"] = e.message;
+  run_["ended_at"] = now_iso8601();
+  run_["final"] = to_json(e);
+  try {
+    write_run_json();
+  } catch (const std::exception&) {
+  }
+}
+
+}  // namespace mirror

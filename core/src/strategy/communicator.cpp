@@ -1,0 +1,195 @@
+#include "mirror/strategy/communicator.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include "mirror/strategy/barrier.h"
+#include "mirror/util/error.h"
+
+namespace mirror {
+
+namespace {
+class CompletedWork : public Work {
+ public:
+  void wait() override {}
+  bool is_completed() const override { return true; }
+};
+
+// Base for in-process backends: ranks publish their tensor lists, then meet at barriers.
+class InProcessCommunicator : public Communicator {
+ public:
+  explicit InProcessCommunicator(int world_size)
+      : world_size_(world_size), barrier_(world_size), slots_(static_cast<size_t>(world_size)) {}
+
+  std::shared_ptr<Work> allreduce_sum(int rank, std::vector<torch::Tensor>& tensors) override {
+    if (rank < 0 || rank >= world_size_)
+      throw std::invalid_argument(fmt::format("{}: rank {} outside [0, {})", name(), rank, world_size_));
+    slots_[static_cast<size_t>(rank)] = &tensors;  // read by others only between the two barriers
+    barrier_.arrive_and_wait();
+    check_shapes(rank);
+    reduce(rank);
+    barrier_.arrive_and_wait();
+    return std::make_shared<CompletedWork>();
+  }
+  void abort(const std::string& reason) override { barrier_.abort(reason); }
+  void reset() override { barrier_.reset(); }
+  int world_size() const override { return world_size_; }
+
+ protected:
+  // Called on every rank between the barriers; afterwards every rank's tensors hold the sum.
+  virtual void reduce(int rank) = 0;
+  std::vector<torch::Tensor>& slot(int rank) { return *slots_[static_cast<size_t>(rank)]; }
+
+ private:
+  void check_shapes(int rank) {
+    auto& mine = slot(rank);
+    auto& first = slot(0);
+    if (mine.size() != first.size())
+      throw RunError(fmt::format("{}: rank {} reduces {} tensors but rank 0 reduces {}", name(), rank,
+                                 mine.size(), first.size()));
+    for (size_t i = 0; i < mine.size(); ++i)
+      if (mine[i].sizes() != first[i].sizes() || mine[i].scalar_type() != first[i].scalar_type() ||
+          !mine[i].is_contiguous())
+        throw RunError(fmt::format("{}: tensor {} of rank {} does not match rank 0's", name(), i, rank));
+  }
+
+  const int world_size_;
+  AbortableBarrier barrier_;
+  std::vector<std::vector<torch::Tensor>*> slots_;
+};
+
+// TensorFlow's fallback: gather to replica 0, sum there, broadcast back. Works across any mix of
+// devices (including logical GPUs sharing one card, where NCCL refuses two ranks).
+class ReduceToOneCommunicator : public InProcessCommunicator {
+ public:
+  explicit ReduceToOneCommunicator(int world_size) : InProcessCommunicator(world_size), phase_(world_size) {}
+  std::string name() const override { return "reduce-to-one"; }
+  void abort(const std::string& reason) override {
+    phase_.abort(reason);
+    InProcessCommunicator::abort(reason);
+  }
+  void reset() override {
+    phase_.reset();
+    InProcessCommunicator::reset();
+  }
+
+ protected:
+  void reduce(int rank) override {
+    if (rank == 0) {
+      auto& root = slot(0);
+      for (size_t i = 0; i < root.size(); ++i)
+        for (int q = 1; q < world_size(); ++q) root[i].add_(slot(q)[i].to(root[i].device()));
+    }
+    phase_.arrive_and_wait();
+    if (rank != 0) {
+      auto& mine = slot(rank);
+      for (size_t i = 0; i < mine.size(); ++i) mine[i].copy_(slot(0)[i]);
+    }
+  }
+
+ private:
+  AbortableBarrier phase_;  // separates the sum on rank 0 from the copies out of it
+};
+
+// Reduce-scatter + all-gather in shared memory: each tensor is cut into buckets, and every rank
+// sums its own 1/N slice of each bucket over all ranks (in rank order, into rank 0's buffer) and
+// writes the result to every rank's buffer. All ranks work at once; no rank is a bottleneck.
+class SharedMemoryCommunicator : public InProcessCommunicator {
+ public:
+  SharedMemoryCommunicator(int world_size, int64_t bucket_bytes)
+      : InProcessCommunicator(world_size), bucket_bytes_(std::max<int64_t>(bucket_bytes, 4096)) {}
+  std::string name() const override { return "shared-memory"; }
+
+ protected:
+  void reduce(int rank) override {
+    const int n = world_size();
+    auto& root = slot(0);
+    for (size_t i = 0; i < root.size(); ++i) {
+      const int64_t numel = root[i].numel();
+      const int64_t bucket = std::max<int64_t>(1, bucket_bytes_ / static_cast<int64_t>(root[i].element_size()));
+      auto root_flat = root[i].view(-1);
+      for (int64_t begin = 0; begin < numel; begin += bucket) {
+        const int64_t len = std::min(bucket, numel - begin);
+        const int64_t lo = begin + len * rank / n;
+        const int64_t hi = begin + len * (rank + 1) / n;
+        if (hi <= lo) continue;
+        auto acc = root_flat.slice(0, lo, hi);
+        for (int q = 1; q < n; ++q) acc.add_(slot(q)[i].view(-1).slice(0, lo, hi));
+        for (int q = 1; q < n; ++q) slot(q)[i].view(-1).slice(0, lo, hi).copy_(acc);
+      }
+    }
+  }
+
+ private:
+  int64_t bucket_bytes_;
+};
+
+class SingleReplicaCommunicator : public Communicator {
+ public:
+  std::shared_ptr<Work> allreduce_sum(int rank, std::vector<torch::Tensor>&) override {
+    if (rank != 0) throw std::invalid_argument("single-replica communicator: rank must be 0");
+    return std::make_shared<CompletedWork>();
+  }
+  void abort(const std::string&) override {}
+  void reset() override {}
+  int world_size() const override { return 1; }
+  std::string name() const override { return "none"; }
+};
+}  // namespace
+
+CommunicatorKind parse_communicator(const std::string& name) {
+  if (name == "auto") return CommunicatorKind::kAuto;
+  if (name == "reduce-to-one") return CommunicatorKind::kReduceToOne;
+  if (name == "shared-memory") return CommunicatorKind::kSharedMemory;
+  throw ConfigError(fmt::format("unknown communicator '{}' (choose auto, reduce-to-one or shared-memory)", name));
+}
+
+const char* communicator_name(CommunicatorKind kind) {
+  switch (kind) {
+    case CommunicatorKind::kAuto: return "auto";
+    case CommunicatorKind::kNone: return "none";
+    case CommunicatorKind::kReduceToOne: return "reduce-to-one";
+    case CommunicatorKind::kSharedMemory: return "shared-memory";
+  }
+  return "?";
+}
+
+CommunicatorChoice choose_communicator(CommunicatorKind requested, const std::vector<LogicalDevice>& devices) {
+  if (devices.empty()) throw ConfigError("no devices to train on");
+  const bool all_cpu = std::all_of(devices.begin(), devices.end(),
+                                   [](const LogicalDevice& d) { return d.physical.type == DeviceType::kCpu; });
+  if (devices.size() == 1) {
+    return {CommunicatorKind::kNone, "one replica: nothing to reduce"};
+  }
+  switch (requested) {
+    case CommunicatorKind::kReduceToOne:
+      return {CommunicatorKind::kReduceToOne, "reduce-to-one: requested"};
+    case CommunicatorKind::kSharedMemory:
+      if (!all_cpu)
+        throw ConfigError("the shared-memory communicator needs CPU replicas; use reduce-to-one for GPUs");
+      return {CommunicatorKind::kSharedMemory, "shared-memory: requested"};
+    case CommunicatorKind::kNone:
+      throw ConfigError(fmt::format("{} replicas need a communicator", devices.size()));
+    case CommunicatorKind::kAuto: break;
+  }
+  if (all_cpu)
+    return {CommunicatorKind::kSharedMemory,
+            "shared-memory: all replicas are CPU threads in one process, so each reduces its own slice"};
+  return {CommunicatorKind::kReduceToOne,
+          "reduce-to-one: logical devices share a physical device (NCCL needs one rank per GPU)"};
+}
+
+std::unique_ptr<Communicator> make_communicator(CommunicatorKind kind, int world_size, int64_t bucket_bytes) {
+  if (world_size < 1) throw std::invalid_argument("communicator: world size must be >= 1");
+  switch (kind) {
+    case CommunicatorKind::kNone:
+      if (world_size != 1) throw ConfigError("the 'none' communicator serves one replica only");
+      return std::make_unique<SingleReplicaCommunicator>();
+    case CommunicatorKind::kReduceToOne: return std::make_unique<ReduceToOneCommunicator>(world_size);
+    case CommunicatorKind::kSharedMemory: return std::make_unique<SharedMemoryCommunicator>(world_size, bucket_bytes);
+    case CommunicatorKind::kAuto: break;
+  }
+  throw std::invalid_argument("make_communicator: resolve 'auto' with choose_communicator first");
+}
+
+}  // namespace mirror

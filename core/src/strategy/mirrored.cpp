@@ -1,0 +1,249 @@
+#include "mirror/strategy/mirrored.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+
+#include "mirror/model/builder.h"
+#include "mirror/strategy/replica_pool.h"
+#include "mirror/strategy/shard_plan.h"
+#include "mirror/util/error.h"
+#include "mirror/util/threads.h"
+
+namespace mirror {
+
+// One model copy with its optimizer, plus the outputs of its part of the current step.
+// Touched only by its own replica thread during a step, and by the trainer thread between steps.
+struct Replica {
+  torch::Device device{torch::kCPU};
+  torch::nn::Sequential model{nullptr};
+  torch::Tensor flat_params;  // every parameter is a view into this buffer
+  torch::Tensor flat_grads;   // every parameter's .grad is a view into this buffer
+  std::vector<torch::Tensor> reduce_list;  // {flat_grads}, handed to the communicator
+  std::unique_ptr<Optimizer> optimizer;
+  StepResult result;
+  ReplicaTiming timing;
+};
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// LibTorch's default generator is process-wide; model construction must not interleave.
+std::mutex& init_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+torch::Device torch_device(const LogicalDevice& d) {
+  return d.physical.type == DeviceType::kCuda ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(d.physical.index))
+                                              : torch::Device(torch::kCPU);
+}
+
+// Moves every parameter into one contiguous buffer (and every gradient into another) so that
+// the all-reduce, the optimizer and the sync check each work on a single tensor.
+void flatten_parameters(Replica& r) {
+  torch::NoGradGuard no_grad;
+  auto params = r.model->parameters();
+  int64_t total = 0;
+  for (const auto& p : params) total += p.numel();
+  auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(r.device);
+  r.flat_params = torch::empty({total}, opts);
+  r.flat_grads = torch::zeros({total}, opts);
+  int64_t offset = 0;
+  for (auto& p : params) {
+    const int64_t n = p.numel();
+    auto param_view = r.flat_params.narrow(0, offset, n).view(p.sizes());
+    param_view.copy_(p);
+    p.set_data(param_view);
+    p.mutable_grad() = r.flat_grads.narrow(0, offset, n).view(p.sizes());
+    offset += n;
+  }
+  r.reduce_list = {r.flat_grads};
+}
+
+// Per-example metrics of one shard: loss sum, arg-max hits, top-k hits.
+void add_metrics(StepResult& out, const torch::Tensor& logits, const torch::Tensor& y,
+                 const torch::Tensor& loss_sum, int top_k) {
+  torch::NoGradGuard no_grad;
+  out.samples += y.size(0);
+  out.loss_sum += loss_sum.item<double>();
+  out.correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+  auto top = std::get<1>(logits.topk(top_k, /*dim=*/1));
+  out.top_k_correct += top.eq(y.unsqueeze(1)).any(1).sum().item<int64_t>();
+}
+
+uint64_t fnv1a(const torch::Tensor& flat) {
+  auto cpu = flat.device().is_cpu() ? flat.contiguous() : flat.to(torch::kCPU);
+  const auto* p = static_cast<const unsigned char*>(cpu.data_ptr());
+  const size_t n = static_cast<size_t>(cpu.numel()) * cpu.element_size();
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+}  // namespace
+
+MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const ModelAnalysis& model,
+                                   const OptimizerConfig& optimizer, const MirroredOptions& options,
+                                   uint64_t seed)
+    : devices_(std::move(devices)), options_(options) {
+  if (devices_.empty()) throw ConfigError("no devices to train on");
+  if (options_.sync_check_every < 0)
+    throw ConfigError(fmt::format("invalid sync-check interval: {}", options_.sync_check_every));
+  if (options_.top_k < 1) throw ConfigError(fmt::format("invalid top-k: {}", options_.top_k));
+  if (!model.ok()) throw ConfigError(fmt::format("model does not fit the data: {}", model.describe_errors()));
+  optimizer.validate();
+  const int n = static_cast<int>(devices_.size());
+  choice_ = choose_communicator(options_.communicator, devices_);
+  communicator_ = make_communicator(choice_.kind, n, options_.bucket_bytes);
+  threads_per_replica_ = intra_op_threads_per_replica(n, usable_cores(), options_.intra_op_threads);
+  const int64_t classes = model.layers.back().output_shape.back();
+  top_k_ = static_cast<int>(std::min<int64_t>(options_.top_k, classes));
+  if (options_.deterministic) at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+
+  {
+    std::lock_guard lock(init_mutex());
+    torch::manual_seed(seed);
+    for (int r = 0; r < n; ++r) {
+      auto rep = std::make_unique<Replica>();
+      rep->device = torch_device(devices_[static_cast<size_t>(r)]);
+      // Each replica drops out with its own stream, derived from the run's seed.
+      auto gen = at::make_generator<at::CPUGeneratorImpl>(seed * 1000003ull + static_cast<uint64_t>(r) + 1);
+      rep->model = build_model(model, gen);
+      rep->model->to(rep->device);
+      flatten_parameters(*rep);
+      replicas_.push_back(std::move(rep));
+    }
+  }
+  {
+    // Mirror replica 0's initial weights everywhere: the replicas start bit-identical.
+    torch::NoGradGuard no_grad;
+    for (int r = 1; r < n; ++r) replicas_[static_cast<size_t>(r)]->flat_params.copy_(replicas_[0]->flat_params);
+  }
+  for (auto& rep : replicas_) rep->optimizer = make_optimizer(optimizer, rep->flat_params);
+  const int threads = threads_per_replica_;
+  pool_ = std::make_unique<ReplicaPool>(n, [threads](int) { apply_thread_budget(threads); });
+}
+
+MirroredStrategy::~MirroredStrategy() { pool_.reset(); }
+
+int MirroredStrategy::num_replicas() const { return static_cast<int>(replicas_.size()); }
+
+int64_t MirroredStrategy::num_parameters() const { return replicas_[0]->flat_params.numel(); }
+
+torch::Tensor MirroredStrategy::replica_parameters(int replica) {
+  return replicas_.at(static_cast<size_t>(replica))->flat_params;
+}
+
+double MirroredStrategy::parameter_l2_norm() const {
+  torch::NoGradGuard no_grad;
+  return replicas_[0]->flat_params.to(torch::kFloat64).norm().item<double>();
+}
+
+void MirroredStrategy::run_replicas(const std::function<void(int)>& job) {
+  try {
+    pool_->run(job, [this](int rank) { communicator_->abort(fmt::format("replica {} failed", rank)); });
+  } catch (...) {
+    communicator_->reset();
+    throw;
+  }
+}
+
+StepResult MirroredStrategy::train_step(const Batch& batch) {
+  const int64_t global = batch.size();
+  if (global < 1) throw RunError("empty batch");
+  const ShardPlan plan(global, num_replicas());
+  // Loss = sum of per-example losses / GLOBAL batch size, so the all-reduced SUM of gradients is
+  // the gradient of the mean loss over the global batch, whatever the shard sizes.
+  const double inv_global = 1.0 / static_cast<double>(global);
+  const int top_k = top_k_;
+  run_replicas([&](int r) {
+    Replica& rep = *replicas_[static_cast<size_t>(r)];
+    rep.result = StepResult{};
+    rep.timing = ReplicaTiming{r, plan.size(r), 0, 0, 0};
+    auto t0 = Clock::now();
+    rep.flat_grads.zero_();
+    if (plan.size(r) > 0) {
+      auto x = batch.x.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
+      auto y = batch.y.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
+      rep.model->train();
+      auto logits = rep.model->forward(x);
+      auto loss_sum = torch::nn::functional::cross_entropy(
+          logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+      (loss_sum * inv_global).backward();
+      add_metrics(rep.result, logits.detach(), y, loss_sum.detach(), top_k);
+    }
+    rep.timing.compute_ms = ms_since(t0);
+    t0 = Clock::now();
+    communicator_->allreduce_sum(r, rep.reduce_list)->wait();
+    rep.timing.allreduce_ms = ms_since(t0);
+    t0 = Clock::now();
+    {
+      torch::NoGradGuard no_grad;
+      rep.optimizer->step(rep.flat_params, rep.flat_grads);
+    }
+    rep.timing.update_ms = ms_since(t0);
+  });
+  ++steps_;
+  StepResult total;
+  for (const auto& rep : replicas_) {
+    total.samples += rep->result.samples;
+    total.loss_sum += rep->result.loss_sum;
+    total.correct += rep->result.correct;
+    total.top_k_correct += rep->result.top_k_correct;
+    total.replicas.push_back(rep->timing);
+  }
+  if (options_.sync_check_every > 0 && steps_ % options_.sync_check_every == 0) check_sync();
+  return total;
+}
+
+StepResult MirroredStrategy::evaluate(const Batch& batch) {
+  const ShardPlan plan(batch.size(), num_replicas());
+  const int top_k = top_k_;
+  run_replicas([&](int r) {
+    Replica& rep = *replicas_[static_cast<size_t>(r)];
+    rep.result = StepResult{};
+    if (plan.size(r) == 0) return;
+    torch::NoGradGuard no_grad;
+    auto x = batch.x.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
+    auto y = batch.y.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
+    rep.model->eval();
+    auto logits = rep.model->forward(x);
+    auto loss_sum = torch::nn::functional::cross_entropy(
+        logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+    add_metrics(rep.result, logits, y, loss_sum, top_k);
+    rep.model->train();
+  });
+  StepResult total;
+  for (const auto& rep : replicas_) {
+    total.samples += rep->result.samples;
+    total.loss_sum += rep->result.loss_sum;
+    total.correct += rep->result.correct;
+    total.top_k_correct += rep->result.top_k_correct;
+  }
+  return total;
+}
+
+void MirroredStrategy::check_sync() {
+  const uint64_t reference = fnv1a(replicas_[0]->flat_params);
+  for (int r = 1; r < num_replicas(); ++r) {
+    const auto& p = replicas_[static_cast<size_t>(r)]->flat_params;
+    if (fnv1a(p) == reference) continue;
+    torch::NoGradGuard no_grad;
+    auto diff = (p.to(torch::kCPU) - replicas_[0]->flat_params.to(torch::kCPU)).abs();
+    const int64_t differing = diff.ne(0).sum().item<int64_t>();
+    throw SyncError(fmt::format(
+        "replicas out of sync after step {}: replica {} differs from replica 0 in {} of {} parameters "
+        "(max |difference| {:.3g}). Mirrored replicas must stay bit-identical; this is a bug or memory "
+        "corruption, so the run stops rather than train on inconsistent copies",
+        steps_, r, differing, p.numel(), diff.max().item<double>()));
+  }
+}
+
+}  // namespace mirror

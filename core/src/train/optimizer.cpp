@@ -1,0 +1,190 @@
+#include "mirror/train/optimizer.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include <cmath>
+
+#include "mirror/util/error.h"
+
+namespace mirror {
+
+double OptimizerConfig::effective_learning_rate() const {
+  if (learning_rate > 0) return learning_rate;
+  return name == "sgd" ? 0.01 : 0.001;
+}
+
+double OptimizerConfig::effective_weight_decay() const {
+  if (weight_decay >= 0) return weight_decay;
+  return name == "adamw" ? 0.004 : 0.0;
+}
+
+const std::vector<std::string>& optimizer_names() {
+  static const std::vector<std::string> names = {"sgd", "adam", "adamw", "rmsprop", "nadam"};
+  return names;
+}
+
+void OptimizerConfig::validate() const {
+  const auto& names = optimizer_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw ConfigError(fmt::format("unknown optimizer '{}' (choose sgd, adam, adamw, rmsprop or nadam)", name));
+  auto check = [](bool ok, const std::string& msg) {
+    if (!ok) throw ConfigError(msg);
+  };
+  check(std::isfinite(learning_rate) && learning_rate >= 0 && learning_rate <= 100,
+        fmt::format("invalid learning rate: {} (must be in (0, 100])", learning_rate));
+  check(std::isfinite(momentum) && momentum >= 0 && momentum < 1,
+        fmt::format("invalid momentum: {} (must be in [0, 1))", momentum));
+  check(beta1 >= 0 && beta1 < 1, fmt::format("invalid beta1: {} (must be in [0, 1))", beta1));
+  check(beta2 >= 0 && beta2 < 1, fmt::format("invalid beta2: {} (must be in [0, 1))", beta2));
+  check(std::isfinite(epsilon) && epsilon > 0, fmt::format("invalid epsilon: {} (must be > 0)", epsilon));
+  check(rho >= 0 && rho < 1, fmt::format("invalid rho: {} (must be in [0, 1))", rho));
+  check(!nesterov || name == "sgd", "nesterov applies to the sgd optimizer only");
+  check(!nesterov || momentum > 0, "nesterov needs a momentum > 0");
+  check(weight_decay < 0 || name == "adamw" || weight_decay == 0,
+        fmt::format("weight decay applies to adamw only (got {} for {})", weight_decay, name));
+  check(effective_weight_decay() < 1, fmt::format("invalid weight decay: {}", weight_decay));
+}
+
+nlohmann::json to_json(const OptimizerConfig& c) {
+  nlohmann::json j = {{"name", c.name}, {"learning_rate", c.effective_learning_rate()}, {"epsilon", c.epsilon}};
+  if (c.name == "sgd") { j["momentum"] = c.momentum; j["nesterov"] = c.nesterov; }
+  if (c.name == "rmsprop") { j["rho"] = c.rho; j["momentum"] = c.momentum; }
+  if (c.name == "adam" || c.name == "adamw" || c.name == "nadam") { j["beta1"] = c.beta1; j["beta2"] = c.beta2; }
+  if (c.name == "adamw") j["weight_decay"] = c.effective_weight_decay();
+  return j;
+}
+
+namespace {
+// Keras SGD: velocity = momentum * velocity - lr * g; var += velocity
+// (Nesterov: var += momentum * velocity - lr * g, with the updated velocity).
+class Sgd : public Optimizer {
+ public:
+  Sgd(const OptimizerConfig& c, const torch::Tensor& p)
+      : lr_(c.effective_learning_rate()), momentum_(c.momentum), nesterov_(c.nesterov) {
+    if (momentum_ > 0) velocity_ = torch::zeros_like(p);
+  }
+  void step(torch::Tensor& p, const torch::Tensor& g) override {
+    ++iterations_;
+    if (momentum_ == 0) { p.add_(g, -lr_); return; }
+    velocity_.mul_(momentum_).add_(g, -lr_);
+    if (nesterov_) p.add_(velocity_, momentum_).add_(g, -lr_);
+    else p.add_(velocity_);
+  }
+  std::vector<std::pair<std::string, torch::Tensor>> slots() const override {
+    if (!velocity_.defined()) return {};
+    return {{"velocity", velocity_}};
+  }
+
+ private:
+  double lr_, momentum_;
+  bool nesterov_;
+  torch::Tensor velocity_;
+};
+
+// Keras Adam / AdamW:
+//   m = m + (g - m)(1 - beta1)            (moving average of gradients)
+//   v = v + (g^2 - v)(1 - beta2)          (moving average of squared gradients)
+//   alpha = lr * sqrt(1 - beta2^t) / (1 - beta1^t)
+//   var -= alpha * m / (sqrt(v) + eps)    (Keras puts epsilon outside the bias correction)
+// AdamW first decays the weights: var -= var * wd * lr.
+class Adam : public Optimizer {
+ public:
+  Adam(const OptimizerConfig& c, const torch::Tensor& p)
+      : lr_(c.effective_learning_rate()), b1_(c.beta1), b2_(c.beta2), eps_(c.epsilon),
+        wd_(c.effective_weight_decay()), m_(torch::zeros_like(p)), v_(torch::zeros_like(p)) {}
+  void step(torch::Tensor& p, const torch::Tensor& g) override {
+    const double t = static_cast<double>(++iterations_);
+    if (wd_ > 0) p.mul_(1.0 - wd_ * lr_);
+    m_.lerp_(g, 1.0 - b1_);
+    v_.mul_(b2_).addcmul_(g, g, 1.0 - b2_);
+    const double alpha = lr_ * std::sqrt(1.0 - std::pow(b2_, t)) / (1.0 - std::pow(b1_, t));
+    p.addcdiv_(m_, v_.sqrt().add_(eps_), -alpha);
+  }
+  std::vector<std::pair<std::string, torch::Tensor>> slots() const override {
+    return {{"m", m_}, {"v", v_}};
+  }
+
+ private:
+  double lr_, b1_, b2_, eps_, wd_;
+  torch::Tensor m_, v_;
+};
+
+// Keras RMSprop: v = rho v + (1 - rho) g^2; update = lr g / (sqrt(v) + eps);
+// with momentum: mom = momentum * mom + update; var -= mom; else var -= update.
+class RmsProp : public Optimizer {
+ public:
+  RmsProp(const OptimizerConfig& c, const torch::Tensor& p)
+      : lr_(c.effective_learning_rate()), rho_(c.rho), momentum_(c.momentum), eps_(c.epsilon),
+        v_(torch::zeros_like(p)) {
+    if (momentum_ > 0) mom_ = torch::zeros_like(p);
+  }
+  void step(torch::Tensor& p, const torch::Tensor& g) override {
+    ++iterations_;
+    v_.mul_(rho_).addcmul_(g, g, 1.0 - rho_);
+    auto denom = v_.sqrt().add_(eps_);
+    if (momentum_ > 0) {
+      mom_.mul_(momentum_).addcdiv_(g, denom, lr_);
+      p.sub_(mom_);
+    } else {
+      p.addcdiv_(g, denom, -lr_);
+    }
+  }
+  std::vector<std::pair<std::string, torch::Tensor>> slots() const override {
+    std::vector<std::pair<std::string, torch::Tensor>> s = {{"velocity", v_}};
+    if (mom_.defined()) s.emplace_back("momentum", mom_);
+    return s;
+  }
+
+ private:
+  double lr_, rho_, momentum_, eps_;
+  torch::Tensor v_, mom_;
+};
+
+// Keras Nadam (Dozat 2016, with Keras' momentum schedule, decay 0.004):
+//   u_t     = beta1 (1 - 0.5 * 0.96^(0.004 t)),  u_{t+1} likewise
+//   prod_t  = prod_{t-1} * u_t,  prod_{t+1} = prod_t * u_{t+1}
+//   m = m + (g - m)(1 - beta1);  v = v + (g^2 - v)(1 - beta2)
+//   m_hat = u_{t+1} m / (1 - prod_{t+1}) + (1 - u_t) g / (1 - prod_t)
+//   v_hat = v / (1 - beta2^t)
+//   var -= lr m_hat / (sqrt(v_hat) + eps)
+class Nadam : public Optimizer {
+ public:
+  Nadam(const OptimizerConfig& c, const torch::Tensor& p)
+      : lr_(c.effective_learning_rate()), b1_(c.beta1), b2_(c.beta2), eps_(c.epsilon),
+        m_(torch::zeros_like(p)), v_(torch::zeros_like(p)) {}
+  void step(torch::Tensor& p, const torch::Tensor& g) override {
+    const double t = static_cast<double>(++iterations_);
+    constexpr double kDecay = 0.004;
+    const double u_t = b1_ * (1.0 - 0.5 * std::pow(0.96, kDecay * t));
+    const double u_next = b1_ * (1.0 - 0.5 * std::pow(0.96, kDecay * (t + 1)));
+    u_product_ *= u_t;
+    const double u_product_next = u_product_ * u_next;
+    m_.lerp_(g, 1.0 - b1_);
+    v_.mul_(b2_).addcmul_(g, g, 1.0 - b2_);
+    // denom = sqrt(v / (1 - beta2^t)) + eps
+    auto denom = v_.div(1.0 - std::pow(b2_, t)).sqrt_().add_(eps_);
+    p.addcdiv_(g, denom, -lr_ * (1.0 - u_t) / (1.0 - u_product_));
+    p.addcdiv_(m_, denom, -lr_ * u_next / (1.0 - u_product_next));
+  }
+  std::vector<std::pair<std::string, torch::Tensor>> slots() const override {
+    return {{"m", m_}, {"v", v_}, {"u_product", torch::tensor(u_product_, torch::kFloat64)}};
+  }
+
+ private:
+  double lr_, b1_, b2_, eps_;
+  double u_product_ = 1.0;  // running product of the momentum schedule
+  torch::Tensor m_, v_;
+};
+}  // namespace
+
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config, const torch::Tensor& params) {
+  config.validate();
+  if (config.name == "sgd") return std::make_unique<Sgd>(config, params);
+  if (config.name == "adam" || config.name == "adamw") return std::make_unique<Adam>(config, params);
+  if (config.name == "rmsprop") return std::make_unique<RmsProp>(config, params);
+  return std::make_unique<Nadam>(config, params);
+}
+
+}  // namespace mirror

@@ -1,0 +1,12 @@
+#include "mirror/util/error.h"
+
+#include <c10/util/Exception.h>
+
+namespace mirror {
+
+std::string describe_exception(const std::exception& e) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) return c10_error->what_without_backtrace();
+  return e.what();
+}
+
+}  // namespace mirror

@@ -1,0 +1,49 @@
+#include "mirror/util/threads.h"
+
+#include <ATen/Parallel.h>
+#include <dlfcn.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace mirror {
+
+int usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+int intra_op_threads_per_replica(int replicas, int cores, int requested) {
+  if (requested > 0) return requested;
+  return std::max(1, cores / std::max(1, replicas));
+}
+
+namespace {
+// OpenBLAS keeps its own thread pool, outside LibTorch's control. Look its setter up at run
+// time so the build does not depend on which libblas.so.3 alternative is installed.
+using SetThreadsFn = void (*)(int);
+SetThreadsFn openblas_setter() {
+  static SetThreadsFn fn =
+      reinterpret_cast<SetThreadsFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  return fn;
+}
+}  // namespace
+
+void apply_thread_budget(int threads) {
+  threads = std::max(1, threads);
+  at::set_num_threads(threads);
+  if (auto fn = openblas_setter()) fn(threads);
+}
+
+const char* blas_vendor() {
+  if (dlsym(RTLD_DEFAULT, "openblas_get_config") != nullptr) return "OpenBLAS";
+  return "reference BLAS or other (slow: install libopenblas0)";
+}
+
+}  // namespace mirror
