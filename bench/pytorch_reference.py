@@ -105,7 +105,10 @@ def train(rank, procs, args, port, results):
     assert n_params == EXPECTED_PARAMS, f"param count {n_params} != {EXPECTED_PARAMS}"
     if distributed:
         model = nn.parallel.DistributedDataParallel(model)
-    opt = torch.optim.NAdam(model.parameters(), lr=1e-3, eps=1e-7)
+    # foreach=True: before torch 2.0 the default for-loop NAdam counted mu_t
+    # twice in mu_product_{t+1} (pytorch/pytorch#92699); the foreach path has
+    # Keras' Nadam maths, like the C++ engine. Per-element cost is the same.
+    opt = torch.optim.NAdam(model.parameters(), lr=1e-3, eps=1e-7, foreach=True)
 
     B = args.batch_size
     tokens, labels = make_data(B)

@@ -73,8 +73,8 @@ void ProgressPrinter::on_finished(const RunFinished& e) {
   if (e.status == RunStatus::kFinished)
     fmt::print(out_, "Finished: {} steps in {}, {:.0f} samples/s{}\n", e.steps, duration(e.seconds),
                e.train_samples_per_sec, e.message.empty() ? "" : " (" + e.message + ")");
-  else
-    fmt::print(out_, "{}{}: {}\n", tty_ ? "\n" : "", run_status_name(e.status), e.message);
+  else if (e.status == RunStatus::kStopped)  // failures go to stderr, once, from the command
+    fmt::print(out_, "{}stopped: {}\n", tty_ ? "\n" : "", e.message);
   std::fflush(out_);
 }
 

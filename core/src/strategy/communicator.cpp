@@ -41,16 +41,19 @@ class InProcessCommunicator : public Communicator {
   std::vector<torch::Tensor>& slot(int rank) { return *slots_[static_cast<size_t>(rank)]; }
 
  private:
+  // Every rank checks every rank, so all of them fail together, before any data is touched.
   void check_shapes(int rank) {
-    auto& mine = slot(rank);
     auto& first = slot(0);
-    if (mine.size() != first.size())
-      throw RunError(fmt::format("{}: rank {} reduces {} tensors but rank 0 reduces {}", name(), rank,
-                                 mine.size(), first.size()));
-    for (size_t i = 0; i < mine.size(); ++i)
-      if (mine[i].sizes() != first[i].sizes() || mine[i].scalar_type() != first[i].scalar_type() ||
-          !mine[i].is_contiguous())
-        throw RunError(fmt::format("{}: tensor {} of rank {} does not match rank 0's", name(), i, rank));
+    for (int q = 1; q < world_size_; ++q) {
+      auto& other = slot(q);
+      if (other.size() != first.size())
+        throw RunError(fmt::format("{}: rank {} reduces {} tensors but rank 0 reduces {} (seen by rank {})", name(),
+                                   q, other.size(), first.size(), rank));
+      for (size_t i = 0; i < other.size(); ++i)
+        if (other[i].sizes() != first[i].sizes() || other[i].scalar_type() != first[i].scalar_type() ||
+            !other[i].is_contiguous() || !first[i].is_contiguous())
+          throw RunError(fmt::format("{}: tensor {} of rank {} does not match rank 0's", name(), i, q));
+    }
   }
 
   const int world_size_;

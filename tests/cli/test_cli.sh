@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs mirrortrain as a user would and checks exit codes and output.
+# Usage: test_cli.sh path/to/mirrortrain
+set -u
+bin=${1:?usage: test_cli.sh path/to/mirrortrain}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+# expect NAME WANTED_EXIT PATTERN -- command...   (PATTERN is searched in stdout+stderr)
+expect() {
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [[ $rc -eq $want ]] && grep -qE -- "$pattern" <<<"$out"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %s: exit %s (wanted %s), output:\n%s\n' "$name" "$rc" "$want" "$(tail -n 5 <<<"$out")"
+  fi
+}
+
+expect summary-seed-reuters 0 'Total params: 332,856' -- "$bin" summary --preset seed-reuters
+expect presets 0 'fashion-cnn' -- "$bin" presets
+expect devices 0 'cpu:0' -- "$bin" devices
+expect datasets 0 'synthetic-text' -- "$bin" datasets
+expect train-spirals-json 0 '"type":"final".*"param_l2_norm"|"param_l2_norm".*"type":"final"' -- \
+  "$bin" train --preset spirals-mlp --logical 3 --epochs 1 --max-steps 5 --json
+expect train-human 0 'val_accuracy' -- "$bin" train --preset spirals-mlp --dataset blobs --epochs 2
+expect bad-logical 2 '^mirrortrain: error: --logical must be in \[1, 64\], got 0' -- \
+  "$bin" train --preset spirals-mlp --logical 0
+expect no-cuda 2 'available: cpu:0' -- "$bin" train --preset spirals-mlp --devices cuda
+expect bad-lr 2 'invalid learning rate: -1' -- "$bin" train --preset spirals-mlp --lr -1
+expect bad-batch 2 'invalid batch size: 0' -- "$bin" train --preset spirals-mlp --batch-size 0
+expect bad-optimizer 2 'adagrad' -- "$bin" train --preset spirals-mlp --optimizer adagrad
+expect unknown-flag 2 'unknown-flag|not expected|extraneous|The following argument' -- "$bin" train --unknown-flag
+expect bad-dataset 2 "unknown dataset 'imagenet'" -- "$bin" train --dataset imagenet
+expect missing-data 2 'no train-images-idx3-ubyte' -- "$bin" train --preset fashion-cnn --data-dir "$tmp"
+printf '{"layers": [{"type": "Dense", "units": 3}' >"$tmp/broken.json"
+expect broken-model-file 2 'not valid JSON' -- "$bin" summary --model-file "$tmp/broken.json" --dataset spirals
+printf '{"layers": [{"type": "Dense", "units": 16, "activation": "relu"}, {"type": "Dense", "units": 5}]}' >"$tmp/m.json"
+expect model-shape-error 2 '3 classes' -- "$bin" summary --model-file "$tmp/m.json" --dataset spirals
+# A purely linear model with a huge step size diverges within a few steps.
+printf '{"layers": [{"type": "Dense", "units": 64}, {"type": "Dense", "units": 64}, {"type": "Dense", "units": "classes"}]}' >"$tmp/linear.json"
+expect diverging-run 1 'loss became (NaN|infinite)' -- \
+  "$bin" train --model-file "$tmp/linear.json" --dataset blobs --optimizer sgd --lr 100 --epochs 3
+expect run-dir 0 'Finished' -- "$bin" train --preset spirals-mlp --epochs 1 --run-dir "$tmp/run1"
+if grep -q '"status": "finished"' "$tmp/run1/run.json" && [[ $(grep -c '"type":"step"' "$tmp/run1/metrics.jsonl") -eq 32 ]]; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); echo "FAIL run-dir contents"
+fi
+expect run-dir-exists 2 'already holds a run' -- "$bin" train --preset spirals-mlp --epochs 1 --run-dir "$tmp/run1"
+
+echo "cli: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,120 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <thread>
+
+#include "mirror/strategy/communicator.h"
+#include "mirror/util/error.h"
+
+using namespace mirror;
+
+namespace {
+// Runs one all-reduce on `world` threads; rank r contributes tensors filled from (r + 1).
+std::vector<std::vector<torch::Tensor>> reduce_on_threads(CommunicatorKind kind, int world,
+                                                          const std::vector<int64_t>& sizes, int64_t bucket_bytes) {
+  auto comm = make_communicator(kind, world, bucket_bytes);
+  std::vector<std::vector<torch::Tensor>> data(static_cast<size_t>(world));
+  for (int r = 0; r < world; ++r)
+    for (int64_t n : sizes) data[r].push_back(torch::arange(n, torch::kFloat32) * static_cast<float>(r + 1) + 0.25f * static_cast<float>(r));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r)
+    threads.emplace_back([&, r] { comm->allreduce_sum(r, data[r])->wait(); });
+  for (auto& t : threads) t.join();
+  return data;
+}
+}  // namespace
+
+class AllReduce : public ::testing::TestWithParam<CommunicatorKind> {};
+
+TEST_P(AllReduce, EveryRankGetsTheSameSumForAnyWorldAndTensorSize) {
+  for (int world : {2, 3, 4, 5}) {
+    // Sizes below, at and above the world size; a 4 KiB bucket forces many buckets.
+    const std::vector<int64_t> sizes = {1, 3, 4097, 10000};
+    const auto data = reduce_on_threads(GetParam(), world, sizes, 4096);
+    const float scale = static_cast<float>(world * (world + 1) / 2);
+    const float offset = 0.25f * static_cast<float>(world * (world - 1) / 2);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      auto expected = torch::arange(sizes[i], torch::kFloat32) * scale + offset;
+      for (int r = 0; r < world; ++r) {
+        EXPECT_TRUE(torch::allclose(data[r][i], expected, 1e-6, 1e-4)) << "world " << world << " rank " << r;
+        EXPECT_TRUE(torch::equal(data[r][i], data[0][i])) << "ranks must be bit-identical";
+      }
+    }
+  }
+}
+
+TEST_P(AllReduce, RepeatedCollectivesStayInStep) {
+  const int world = 3;
+  auto comm = make_communicator(GetParam(), world, 4096);
+  std::vector<torch::Tensor> buffers;
+  for (int r = 0; r < world; ++r) buffers.push_back(torch::zeros({5000}));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r)
+    threads.emplace_back([&, r] {
+      std::vector<torch::Tensor> list = {buffers[r]};
+      for (int round = 0; round < 50; ++round) {
+        list[0].fill_(static_cast<float>(r + round));
+        comm->allreduce_sum(r, list)->wait();
+        // sum over ranks of (r + round) = 3 round + 3
+        if (list[0][4999].item<float>() != static_cast<float>(3 * round + 3)) throw std::runtime_error("wrong sum");
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_FLOAT_EQ(buffers[1][0].item<float>(), 3 * 49 + 3);
+}
+
+TEST_P(AllReduce, AbortWakesRanksWaitingForAPeerThatNeverCame) {
+  auto comm = make_communicator(GetParam(), 3, 4096);
+  std::vector<std::vector<torch::Tensor>> data(3, std::vector<torch::Tensor>{torch::ones({10})});
+  std::atomic<int> aborted{0};
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r)  // rank 2 never arrives
+    threads.emplace_back([&, r] {
+      try {
+        comm->allreduce_sum(r, data[r]);
+      } catch (const CollectiveAborted&) {
+        ++aborted;
+      }
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  comm->abort("replica 2 failed");
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(aborted.load(), 2);
+  EXPECT_THROW(comm->allreduce_sum(0, data[0]), CollectiveAborted);
+  comm->reset();
+  const auto fresh = reduce_on_threads(GetParam(), 3, {10}, 4096);
+  EXPECT_FLOAT_EQ(fresh[2][0][1].item<float>(), 6.75f);  // 1 * (1 + 2 + 3) + 0.25 * (0 + 1 + 2)
+}
+
+TEST_P(AllReduce, MismatchedTensorsAreAnError) {
+  auto comm = make_communicator(GetParam(), 2, 4096);
+  std::vector<torch::Tensor> a = {torch::ones({10})}, b = {torch::ones({11})};
+  std::atomic<int> errors{0};
+  auto call = [&](int r, std::vector<torch::Tensor>& t) {
+    try {
+      comm->allreduce_sum(r, t);
+    } catch (const RunError&) {
+      ++errors;
+      comm->abort("mismatch");
+    }
+  };
+  std::thread t0([&] { call(0, a); }), t1([&] { call(1, b); });
+  t0.join();
+  t1.join();
+  EXPECT_GE(errors.load(), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Communicators, AllReduce,
+                         ::testing::Values(CommunicatorKind::kReduceToOne, CommunicatorKind::kSharedMemory),
+                         [](const auto& info) {
+                           return info.param == CommunicatorKind::kReduceToOne ? std::string("ReduceToOne")
+                                                                               : std::string("SharedMemory");
+                         });
+
+TEST(AllReduceSingle, OneReplicaNeedsNoCommunication) {
+  auto comm = make_communicator(CommunicatorKind::kNone, 1);
+  std::vector<torch::Tensor> t = {torch::ones({4})};
+  comm->allreduce_sum(0, t)->wait();
+  EXPECT_FLOAT_EQ(t[0][0].item<float>(), 1.0f);
+  EXPECT_THROW(make_communicator(CommunicatorKind::kNone, 2), ConfigError);
+}

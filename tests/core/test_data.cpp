@@ -1,0 +1,188 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "mirror/data/idx.h"
+#include "mirror/data/registry.h"
+#include "mirror/data/synthetic.h"
+#include "mirror/util/error.h"
+
+using namespace mirror;
+namespace fs = std::filesystem;
+
+namespace {
+// Bytes of an IDX file of unsigned bytes with the given dims; `payload` values are i % 251.
+std::string idx_bytes(const std::vector<uint32_t>& dims, int64_t payload) {
+  std::string s = {0, 0, 0x08, static_cast<char>(dims.size())};
+  for (uint32_t d : dims)
+    for (int shift = 24; shift >= 0; shift -= 8) s.push_back(static_cast<char>((d >> shift) & 0xff));
+  for (int64_t i = 0; i < payload; ++i) s.push_back(static_cast<char>(i % 251));
+  return s;
+}
+
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / ("mirror-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string file(const std::string& name, const std::string& bytes, bool gzip = false) const {
+    const auto p = (path_ / name).string();
+    if (gzip) {
+      gzFile f = gzopen(p.c_str(), "wb");
+      gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
+      gzclose(f);
+    } else {
+      std::ofstream(p, std::ios::binary) << bytes;
+    }
+    return p;
+  }
+  std::string str() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+std::string data_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void write_mnist_layout(const TempDir& dir, bool gzip, int64_t train, int64_t test, int64_t image_bytes_short = 0) {
+  const std::string ext = gzip ? ".gz" : "";
+  dir.file("train-images-idx3-ubyte" + ext, idx_bytes({uint32_t(train), 28, 28}, train * 784 - image_bytes_short), gzip);
+  dir.file("train-labels-idx1-ubyte" + ext, idx_bytes({uint32_t(train)}, 0) + std::string(size_t(train), '\x03'), gzip);
+  dir.file("t10k-images-idx3-ubyte" + ext, idx_bytes({uint32_t(test), 28, 28}, test * 784), gzip);
+  dir.file("t10k-labels-idx1-ubyte" + ext, idx_bytes({uint32_t(test)}, 0) + std::string(size_t(test), '\x07'), gzip);
+}
+}  // namespace
+
+TEST(Idx, ReadsRawAndGzipAlike) {
+  TempDir dir;
+  const auto bytes = idx_bytes({3, 4, 5}, 60);
+  for (bool gz : {false, true}) {
+    auto t = read_idx_ubyte(dir.file(gz ? "a.gz" : "a", bytes, gz));
+    EXPECT_EQ(t.sizes(), (std::vector<int64_t>{3, 4, 5}));
+    EXPECT_EQ(t.flatten()[59].item<int>(), 59);
+  }
+}
+
+TEST(Idx, LyingOrBrokenFilesGiveClearErrors) {
+  TempDir dir;
+  EXPECT_NE(data_error([&] { read_idx_ubyte(dir.file("short", idx_bytes({10, 28, 28}, 500))); })
+                .find("declares 7840 values but the file holds 500"),
+            std::string::npos);
+  EXPECT_NE(data_error([&] { read_idx_ubyte(dir.file("long", idx_bytes({2, 2}, 5))); }).find("more data than the header"),
+            std::string::npos);
+  EXPECT_NE(data_error([&] { read_idx_ubyte(dir.file("magic", "PK\x03\x04garbage")); }).find("not an IDX file"),
+            std::string::npos);
+  std::string floats = idx_bytes({2}, 8);
+  floats[2] = 0x0d;
+  EXPECT_NE(data_error([&] { read_idx_ubyte(dir.file("floats", floats)); }).find("expected unsigned bytes"), std::string::npos);
+  EXPECT_NE(data_error([&] { read_idx_ubyte(dir.file("huge", idx_bytes({65535, 65535, 65535}, 0))); }).find("corrupt"),
+            std::string::npos);
+  // A gzip stream cut in half.
+  std::string gz_path = dir.file("cut.gz", idx_bytes({100, 28, 28}, 78400), true);
+  const auto size = fs::file_size(gz_path);
+  fs::resize_file(gz_path, size / 2);
+  EXPECT_FALSE(data_error([&] { read_idx_ubyte(gz_path); }).empty());
+  EXPECT_NE(data_error([&] { read_idx_ubyte(dir.str() + "/absent"); }).find("no such file"), std::string::npos);
+}
+
+TEST(Idx, MnistLayoutDirectoryLoadsAsKerasShapedDataset) {
+  for (bool gz : {false, true}) {
+    TempDir dir;
+    write_mnist_layout(dir, gz, 20, 6);
+    auto d = load_idx_directory("fashion-mnist", dir.str(), {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"});
+    EXPECT_EQ(d->info().input_shape, (std::vector<int64_t>{28, 28, 1}));
+    EXPECT_EQ(d->size(Split::kTrain), 20);
+    EXPECT_EQ(d->size(Split::kValidation), 6);
+    EXPECT_EQ(d->info().num_classes, 10);
+    const auto b = d->gather(Split::kTrain, {0, 19});
+    EXPECT_EQ(b.x.sizes(), (std::vector<int64_t>{2, 28, 28, 1}));
+    EXPECT_FLOAT_EQ(b.x.flatten()[5].item<float>(), 5.0f / 255.0f);
+    EXPECT_EQ(b.y[1].item<int64_t>(), 3);
+    EXPECT_EQ(d->class_counts(Split::kValidation)[7], 6);
+  }
+}
+
+TEST(Idx, TruncatedImagesOrMissingMembersAreReported) {
+  TempDir dir;
+  write_mnist_layout(dir, true, 20, 6, /*image_bytes_short=*/100);
+  EXPECT_NE(data_error([&] { load_idx_directory("mnist", dir.str(), {}); }).find("truncated"), std::string::npos);
+  TempDir empty;
+  const auto e = data_error([&] { load_idx_directory("mnist", empty.str(), {}); });
+  EXPECT_NE(e.find("train-images-idx3-ubyte"), std::string::npos) << e;
+  DatasetOptions o;
+  o.name = "fashion-mnist";
+  o.data_dir = empty.str();
+  EXPECT_THROW(load_dataset(o), DataError);
+}
+
+TEST(SyntheticText, HasTheTutorialShapesAndIsDeterministic) {
+  SyntheticTextOptions o;
+  const auto a = make_synthetic_text(o);
+  EXPECT_EQ(a->size(Split::kTrain), 8982);
+  EXPECT_EQ(a->size(Split::kValidation), 2246);
+  EXPECT_EQ(a->info().input_shape, std::vector<int64_t>{300});
+  EXPECT_EQ(a->info().num_classes, 46);
+  const auto train = a->slice(Split::kTrain, 0, 8982);
+  EXPECT_EQ(train.x.max().item<int64_t>() + 1, 30982);  // MAX_WORDS as the tutorial computes it
+  EXPECT_EQ(train.x.min().item<int64_t>(), 0);          // padding
+  const auto counts = a->class_counts(Split::kTrain);
+  EXPECT_TRUE(std::all_of(counts.begin(), counts.end(), [](int64_t c) { return c > 0; }));
+  EXPECT_EQ(std::max_element(counts.begin(), counts.end()) - counts.begin(), 3);  // the "earn" of this set
+  // Pre-padding: a short document's zeros come first, its start token right after them.
+  const auto row = train.x[1];
+  const int64_t zeros = row.eq(0).sum().item<int64_t>();
+  if (zeros > 0) {
+    EXPECT_EQ(row[zeros].item<int64_t>(), 1);
+  }
+
+  const auto b = make_synthetic_text(o);
+  EXPECT_TRUE(torch::equal(train.x, b->slice(Split::kTrain, 0, 8982).x));
+  o.seed = 7;
+  EXPECT_FALSE(torch::equal(train.x, make_synthetic_text(o)->slice(Split::kTrain, 0, 8982).x));
+}
+
+TEST(PointSets, EveryKindIsBalancedDeterministicAndTwoDimensional) {
+  for (const char* kind : {"spirals", "blobs", "xor", "circles"}) {
+    PointSetOptions o;
+    o.kind = kind;
+    const auto d = make_point_set(o);
+    EXPECT_EQ(d->info().input_shape, std::vector<int64_t>{2});
+    EXPECT_EQ(d->size(Split::kTrain), 2000);
+    const auto counts = d->class_counts(Split::kTrain);
+    for (int64_t c : counts) EXPECT_GT(c, 2000 / static_cast<int64_t>(counts.size()) / 2) << kind;
+    EXPECT_TRUE(torch::equal(d->slice(Split::kTrain, 0, 10).x, make_point_set(o)->slice(Split::kTrain, 0, 10).x));
+  }
+}
+
+TEST(Datasets, BadNamesAndOptionsAreConfigErrors) {
+  DatasetOptions o;
+  o.name = "imagenet";
+  EXPECT_THROW(load_dataset(o), ConfigError);
+  PointSetOptions p;
+  p.classes = 1;
+  EXPECT_THROW(make_point_set(p), ConfigError);
+  p = {};
+  p.noise = -3;
+  EXPECT_THROW(make_point_set(p), ConfigError);
+  SyntheticTextOptions t;
+  t.train_size = 0;
+  EXPECT_THROW(make_synthetic_text(t), ConfigError);
+}
+
+TEST(Datasets, GatherRejectsIndicesOutsideTheSplit) {
+  const auto d = make_point_set({});
+  EXPECT_THROW(d->gather(Split::kValidation, {0, 500}), std::out_of_range);
+}

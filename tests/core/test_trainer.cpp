@@ -1,0 +1,161 @@
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "mirror/data/registry.h"
+#include "mirror/data/synthetic.h"
+#include "mirror/model/presets.h"
+#include "mirror/train/trainer.h"
+#include "mirror/util/error.h"
+
+using namespace mirror;
+
+namespace {
+// Records every event, and can ask the run to stop after a given step.
+class Recorder : public EventSink {
+ public:
+  TrainControl* control = nullptr;
+  int64_t stop_after_step = 0;
+  std::vector<std::string> order;
+  std::vector<StepMetrics> steps;
+  std::vector<EpochMetrics> epochs;
+  RunStarted started;
+  RunFinished finished;
+  void on_started(const RunStarted& e) override { order.push_back("started"); started = e; }
+  void on_step(const StepMetrics& e) override {
+    order.push_back("step");
+    steps.push_back(e);
+    if (control && stop_after_step > 0 && e.global_step == stop_after_step) control->stop = true;
+  }
+  void on_epoch(const EpochMetrics& e) override { order.push_back("epoch"); epochs.push_back(e); }
+  void on_finished(const RunFinished& e) override { order.push_back("finished"); finished = e; }
+};
+
+TrainConfig blobs_config(int logical) {
+  TrainConfig c = config_from_preset("spirals-mlp");
+  c.dataset.name = "blobs";
+  c.epochs = 3;
+  c.batch_size = 50;
+  c.devices.logical = logical;
+  return c;
+}
+
+std::shared_ptr<const Dataset> blobs() {
+  PointSetOptions o;
+  o.kind = "blobs";
+  o.train_size = 600;
+  o.val_size = 200;
+  return make_point_set(o);
+}
+
+std::string config_error(TrainConfig c, std::shared_ptr<const Dataset> d = blobs()) {
+  try {
+    Trainer t(std::move(c), std::move(d));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Trainer, LearnsBlobsAndReportsEveryEventInOrder) {
+  Trainer trainer(blobs_config(2), blobs());
+  Recorder rec;
+  TrainControl control;
+  const auto fin = trainer.run(rec, control);
+  ASSERT_EQ(fin.status, RunStatus::kFinished) << fin.message;
+  EXPECT_EQ(rec.order.front(), "started");
+  EXPECT_EQ(rec.order.back(), "finished");
+  EXPECT_EQ(rec.steps.size(), 3u * 12u);
+  ASSERT_EQ(rec.epochs.size(), 3u);
+  EXPECT_EQ(rec.started.shard_sizes, (std::vector<int64_t>{25, 25}));
+  EXPECT_EQ(rec.started.devices.size(), 2u);
+  EXPECT_TRUE(rec.epochs.back().has_validation);
+  EXPECT_GT(rec.epochs.back().val_accuracy, 0.9);  // three well-separated clusters
+  EXPECT_LT(rec.epochs.back().loss, rec.epochs.front().loss);
+  EXPECT_GT(fin.param_l2_norm, 0);
+  EXPECT_EQ(rec.steps.back().replicas.size(), 2u);
+}
+
+TEST(Trainer, DeterministicModeGivesTheSameNumbersForTheSameSeed) {
+  auto run = [](uint64_t seed) {
+    TrainConfig c = blobs_config(2);
+    c.seed = seed;
+    c.strategy.deterministic = true;
+    Trainer t(c, blobs());
+    Recorder rec;
+    TrainControl control;
+    const auto fin = t.run(rec, control);
+    std::vector<double> losses;
+    for (const auto& s : rec.steps) losses.push_back(s.loss);
+    losses.push_back(fin.param_l2_norm);
+    return losses;
+  };
+  const auto a = run(11), b = run(11), c = run(12);
+  EXPECT_EQ(a, b);  // bit for bit
+  EXPECT_NE(a, c);
+}
+
+TEST(Trainer, StopLandsWithinOneStep) {
+  TrainConfig c = blobs_config(2);
+  c.epochs = 50;
+  Trainer t(c, blobs());
+  Recorder rec;
+  TrainControl control;
+  rec.control = &control;
+  rec.stop_after_step = 5;
+  const auto fin = t.run(rec, control);
+  EXPECT_EQ(fin.status, RunStatus::kStopped);
+  EXPECT_EQ(fin.steps, 5);
+  EXPECT_EQ(rec.order.back(), "finished");
+}
+
+TEST(Trainer, MaxStepsEndsTheRunEarly) {
+  TrainConfig c = blobs_config(3);
+  c.max_steps = 7;
+  Trainer t(c, blobs());
+  Recorder rec;
+  TrainControl control;
+  const auto fin = t.run(rec, control);
+  EXPECT_EQ(fin.status, RunStatus::kFinished);
+  EXPECT_EQ(fin.steps, 7);
+  ASSERT_EQ(rec.epochs.size(), 1u);
+  EXPECT_EQ(rec.epochs[0].steps, 7);
+}
+
+TEST(Trainer, NanLossFailsTheRunWithAReadableMessage) {
+  auto clean = blobs();
+  auto x = clean->slice(Split::kTrain, 0, 600).x.clone();
+  x[3][0] = std::numeric_limits<float>::quiet_NaN();
+  auto bad = std::make_shared<const Dataset>(clean->info(), x, clean->slice(Split::kTrain, 0, 600).y,
+                                             clean->slice(Split::kValidation, 0, 200).x,
+                                             clean->slice(Split::kValidation, 0, 200).y);
+  Trainer t(blobs_config(2), bad);
+  Recorder rec;
+  TrainControl control;
+  const auto fin = t.run(rec, control);
+  EXPECT_EQ(fin.status, RunStatus::kFailed);
+  EXPECT_NE(fin.message.find("the loss became NaN at epoch 1"), std::string::npos) << fin.message;
+  EXPECT_NE(fin.message.find("Lower the learning rate"), std::string::npos);
+  EXPECT_EQ(rec.order.back(), "finished");
+}
+
+TEST(Trainer, ImpossibleConfigsAreRejectedBeforeTraining) {
+  TrainConfig c = blobs_config(2);
+  c.batch_size = 0;
+  EXPECT_NE(config_error(c).find("invalid batch size: 0"), std::string::npos);
+  c = blobs_config(2);
+  c.epochs = 0;
+  EXPECT_NE(config_error(c).find("invalid epochs: 0"), std::string::npos);
+  c = blobs_config(4);
+  c.batch_size = 3;
+  EXPECT_NE(config_error(c).find("smaller than the 4 replicas"), std::string::npos);
+  c = blobs_config(2);
+  c.optimizer.learning_rate = -0.5;
+  EXPECT_NE(config_error(c).find("invalid learning rate: -0.5"), std::string::npos);
+  c = blobs_config(2);
+  c.devices.devices = "cuda:3";
+  EXPECT_NE(config_error(c).find("available: cpu:0"), std::string::npos);
+  c = blobs_config(2);
+  c.model = find_preset("seed-reuters").model;  // a text model on 2-D points
+  EXPECT_NE(config_error(c).find("does not fit dataset 'blobs'"), std::string::npos);
+}
