@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every Debian package that Mirror Workbench's build, tests, benchmarks and demo need.
+# Idempotent and unattended: runs as root (CI, containers) or as a user with sudo.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ccache pkg-config
+  libtorch-dev            # LibTorch 1.13 (CPU), the C++ frontend
+  libopenblas0            # fast BLAS for libtorch's matrix products (the reference BLAS is ~30x slower)
+  libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
+  libgtest-dev googletest
+  python3 python3-numpy python3-torch   # benchmark reference and golden-value generators
+  dataset-fashion-mnist   # the embedded default dataset (/usr/share/datasets/fashion-mnist)
+)
+
+if [[ $(id -u) -eq 0 ]]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)
+else
+  echo "setup.sh: run as root or install sudo: apt-get needs root to install ${packages[*]}" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+echo "setup.sh: updating the package lists"
+"${as_root[@]}" apt-get update -qq
+echo "setup.sh: installing ${#packages[@]} packages (already installed ones are kept)"
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+
+# libtorch calls whichever libblas.so.3 the alternatives system selects; say which one that is.
+blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || true)
+case "$blas" in
+  *openblas*) echo "setup.sh: BLAS is OpenBLAS ($blas)" ;;
+  *) echo "setup.sh: warning: libblas.so.3 is $blas, not OpenBLAS; training will be much slower." \
+          "Select OpenBLAS with: update-alternatives --config libblas.so.3-x86_64-linux-gnu" >&2 ;;
+esac
+echo "setup.sh: done"
