@@ -12,6 +12,7 @@
 #include "mirror/strategy/replica_pool.h"
 #include "mirror/strategy/shard_plan.h"
 #include "mirror/util/error.h"
+#include "mirror/util/memory.h"
 #include "mirror/util/threads.h"
 
 namespace mirror {
@@ -99,6 +100,7 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
   if (options_.top_k < 1) throw ConfigError(fmt::format("invalid top-k: {}", options_.top_k));
   if (!model.ok()) throw ConfigError(fmt::format("model does not fit the data: {}", model.describe_errors()));
   optimizer.validate();
+  keep_freed_memory_for_reuse();
   const int n = static_cast<int>(devices_.size());
   choice_ = choose_communicator(options_.communicator, devices_);
   communicator_ = make_communicator(choice_.kind, n, options_.bucket_bytes);
