@@ -1,6 +1,8 @@
 // mirrortrain: the headless front end of Mirror Workbench. Wiring only: parse flags, call a command.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+
 #include "commands.h"
 #include "mirror/train/optimizer.h"
 
@@ -53,8 +55,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::fprintf(stderr, "mirrortrain: error: %s (see mirrortrain --help)\n", e.what());
     return kExitBadConfig;
   }
   if (train->parsed()) return run_train(t);

@@ -36,7 +36,14 @@ expect no-cuda 2 'available: cpu:0' -- "$bin" train --preset spirals-mlp --devic
 expect bad-lr 2 'invalid learning rate: -1' -- "$bin" train --preset spirals-mlp --lr -1
 expect bad-batch 2 'invalid batch size: 0' -- "$bin" train --preset spirals-mlp --batch-size 0
 expect bad-optimizer 2 'adagrad' -- "$bin" train --preset spirals-mlp --optimizer adagrad
-expect unknown-flag 2 'unknown-flag|not expected|extraneous|The following argument' -- "$bin" train --unknown-flag
+expect unknown-flag 2 '^mirrortrain: error: .*--unknown-flag' -- "$bin" train --unknown-flag
+expect bad-number 2 '^mirrortrain: error: .*epochs' -- "$bin" train --epochs many
+# Usage and configuration errors are exactly one line.
+if [[ $("$bin" train --unknown-flag 2>&1 | wc -l) -eq 1 && $("$bin" train --logical 0 2>&1 | wc -l) -eq 1 ]]; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); echo "FAIL one-line errors"
+fi
 expect bad-dataset 2 "unknown dataset 'imagenet'" -- "$bin" train --dataset imagenet
 expect missing-data 2 'no train-images-idx3-ubyte' -- "$bin" train --preset fashion-cnn --data-dir "$tmp"
 printf '{"layers": [{"type": "Dense", "units": 3}' >"$tmp/broken.json"
