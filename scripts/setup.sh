@@ -8,6 +8,7 @@ packages=(
   libtorch-dev            # LibTorch 1.13 (CPU), the C++ frontend
   libopenblas0            # fast BLAS for libtorch's matrix products (the reference BLAS is ~30x slower)
   libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
+  libzip-dev libcurl4-openssl-dev libssl-dev   # Keras .npz archives, dataset downloads, SHA-256
   libgtest-dev googletest
   python3 python3-numpy python3-torch   # benchmark reference and golden-value generators
   dataset-fashion-mnist   # the embedded default dataset (/usr/share/datasets/fashion-mnist)

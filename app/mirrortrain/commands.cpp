@@ -46,6 +46,11 @@ TrainConfig base_config(const ModelArgs& a) {
   c.dataset.seed = a.seed;
   c.dataset.train_size = a.train_size;
   c.dataset.val_size = a.val_size;
+  if (a.num_words) c.dataset.num_words = *a.num_words;
+  c.dataset.skip_top = a.skip_top;
+  c.dataset.maxlen = a.maxlen;
+  c.dataset.sequence_length = a.sequence_length;
+  c.dataset.min_wires_per_topic = a.min_wires_per_topic;
   c.seed = a.seed;
   return c;
 }

@@ -22,6 +22,11 @@ struct ModelArgs {
   uint64_t seed = 42;
   int64_t train_size = 0;  // synthetic sets
   int64_t val_size = 0;
+  std::optional<int64_t> num_words;  // Keras text datasets
+  int64_t skip_top = 0;
+  int64_t maxlen = 0;
+  int64_t sequence_length = 0;
+  int64_t min_wires_per_topic = 0;
 };
 
 struct TrainArgs {

@@ -23,7 +23,16 @@ expect() {
   fi
 }
 
-expect summary-seed-reuters 0 'Total params: 332,856' -- "$bin" summary --preset seed-reuters
+# Keras' files are not on this machine, and tests never touch the network.
+export KERAS_HOME="$tmp/keras" MIRROR_KERAS_ORIGIN="file://$tmp/no-such-origin/"
+expect summary-seed-reuters 0 'Total params: 332,856' -- "$bin" summary --preset seed-reuters --dataset synthetic-text
+expect reuters-missing 2 'reuters.npz not found.*put the file in' -- "$bin" summary --preset seed-reuters
+mkdir -p "$tmp/keras-data" && cp "$(dirname "$0")/../fixtures/keras/reuters_small.npz" "$tmp/keras-data/reuters.npz"
+expect reuters-npz 0 'dense \(Dense\) +\(None, 46\)' -- "$bin" summary --preset seed-reuters --data-dir "$tmp/keras-data"
+expect reuters-as-published 0 'Finished' -- \
+  "$bin" train --preset seed-reuters-as-published --data-dir "$tmp/keras-data" --epochs 1
+expect reuters-sgml 0 'val_accuracy' -- "$bin" train --preset reuters-mlp --data-dir "$(dirname "$0")/../fixtures/reuters_sgml" \
+  --min-wires-per-topic 3 --epochs 1 --batch-size 4
 expect presets 0 'fashion-cnn' -- "$bin" presets
 expect devices 0 'cpu:0' -- "$bin" devices
 expect datasets 0 'synthetic-text' -- "$bin" datasets

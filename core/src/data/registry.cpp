@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "mirror/data/idx.h"
+#include "mirror/data/keras_datasets.h"
 #include "mirror/data/synthetic.h"
 #include "mirror/util/error.h"
 
@@ -27,6 +30,8 @@ std::vector<DatasetDescription> list_datasets() {
   return {
       {"fashion-mnist", "Zalando's 28x28 clothing images, 10 classes (Debian: dataset-fashion-mnist)", kFashionDir},
       {"mnist", "28x28 handwritten digits, 10 classes (IDX files)", kMnistDir},
+      {"reuters", "Keras' Reuters newswires (reuters.npz or the raw Reuters-21578 SGML), 46 topics", "~/.keras/datasets"},
+      {"imdb", "Keras' IMDB movie reviews (imdb.npz), 2 classes", "~/.keras/datasets"},
       {"synthetic-text", "Reuters-shaped token sequences: length 300, 30,982 words, 46 topics", ""},
       {"spirals", "2-D interleaved spiral arms (3 classes by default)", ""},
       {"blobs", "2-D Gaussian clusters (3 classes by default)", ""},
@@ -46,6 +51,18 @@ std::shared_ptr<const Dataset> load_dataset(const DatasetOptions& o) {
       throw DataError(fmt::format("{} (install it with: apt-get install dataset-fashion-mnist, or "
                                   "pass --data-dir)", e.what()));
     }
+  }
+  if (o.name == "reuters" || o.name == "imdb") {
+    KerasDatasetOptions k;
+    k.name = o.name;
+    k.data_dir = o.data_dir;
+    if (o.num_words > 0) k.load.num_words = o.num_words;
+    k.load.skip_top = o.skip_top;
+    if (o.maxlen > 0) k.load.maxlen = o.maxlen;
+    if (o.min_wires_per_topic > 0) k.min_wires_per_topic = static_cast<int>(o.min_wires_per_topic);
+    k.pad.maxlen = o.sequence_length > 0 ? o.sequence_length : (o.name == "reuters" ? 300 : 500);
+    if (const char* origin = std::getenv("MIRROR_KERAS_ORIGIN")) k.origin = origin;
+    return load_keras_text_dataset(k);
   }
   if (o.name == "synthetic-text") {
     SyntheticTextOptions t;

@@ -27,6 +27,22 @@ class ReplicaDropoutImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ReplicaDropout);
 
+// Keras' defaults: Embedding uniform(-0.05, 0.05); Conv and Dense kernels Glorot-uniform, whose
+// fans count the receptive field as Keras does (the same as LibTorch's fan computation); biases 0.
+void apply_keras_initializers(torch::nn::Sequential& seq) {
+  torch::NoGradGuard no_grad;
+  for (auto& m : seq->modules(/*include_self=*/false)) {
+    if (auto* e = m->as<torch::nn::Embedding>()) {
+      e->weight.uniform_(-0.05, 0.05);
+    } else if (m->as<torch::nn::Conv1d>() || m->as<torch::nn::Conv2d>() || m->as<torch::nn::Linear>()) {
+      for (auto& p : m->named_parameters(/*recurse=*/false)) {
+        if (p.key() == "weight") torch::nn::init::xavier_uniform_(p.value());
+        else if (p.key() == "bias") p.value().zero_();
+      }
+    }
+  }
+}
+
 torch::nn::Functional activation_module(Activation a) {
   switch (a) {
     case Activation::kRelu: return torch::nn::Functional(torch::relu);
@@ -142,9 +158,21 @@ torch::nn::Sequential build_model(const ModelAnalysis& analysis,
       case LayerKind::kActivation:
         seq->push_back(std::string(r.name), activation_module(l.activation));
         break;
+      case LayerKind::kCategoryEncoding: {
+        const int64_t n = l.units;
+        const bool count = l.count_mode;
+        // A bag of words: slot w is 1 (multi_hot) or the number of times (count) id w occurs.
+        seq->push_back(std::string(r.name), torch::nn::Functional([n, count](torch::Tensor x) {
+          auto out = torch::zeros({x.size(0), n}, torch::TensorOptions().dtype(torch::kFloat32).device(x.device()));
+          if (count) return out.scatter_add_(1, x, torch::ones(x.sizes(), out.options()));
+          return out.scatter_(1, x, 1.0);
+        }));
+        break;
+      }
     }
     in_shape = r.output_shape;
   }
+  if (analysis.initializer == "keras") apply_keras_initializers(seq);
   // The last layer's output is (B, classes) whatever the layout tracker says.
   return seq;
 }

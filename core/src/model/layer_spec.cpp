@@ -28,6 +28,7 @@ constexpr KindNames kKinds[] = {
     {LayerKind::kDense, "Dense", "dense"},
     {LayerKind::kDropout, "Dropout", "dropout"},
     {LayerKind::kActivation, "Activation", "activation"},
+    {LayerKind::kCategoryEncoding, "CategoryEncoding", "category_encoding"},
 };
 // Keras accepts both spellings of the pooling layers.
 const std::map<std::string, LayerKind> kAliases = {
@@ -151,11 +152,17 @@ nlohmann::json to_json(const ModelSpec& spec) {
         break;
       case LayerKind::kDropout: j["rate"] = l.rate; break;
       case LayerKind::kActivation: j["activation"] = activation_name(l.activation); break;
+      case LayerKind::kCategoryEncoding:
+        j["num_tokens"] = l.units == kFromDataset ? nlohmann::json("vocab") : nlohmann::json(l.units);
+        j["output_mode"] = l.count_mode ? "count" : "multi_hot";
+        break;
       default: break;
     }
     layers.push_back(std::move(j));
   }
-  return {{"name", spec.name}, {"layers", std::move(layers)}};
+  nlohmann::json j = {{"name", spec.name}, {"layers", std::move(layers)}};
+  if (spec.initializer != "torch") j["initializer"] = spec.initializer;
+  return j;
 }
 
 ModelSpec model_from_json(const nlohmann::json& j) {
@@ -163,6 +170,12 @@ ModelSpec model_from_json(const nlohmann::json& j) {
     throw ConfigError("model: expected an object with a \"layers\" list");
   ModelSpec spec;
   if (j.contains("name") && j.at("name").is_string()) spec.name = j.at("name").get<std::string>();
+  if (j.contains("initializer")) {
+    if (!j.at("initializer").is_string() ||
+        (j.at("initializer").get<std::string>() != "torch" && j.at("initializer").get<std::string>() != "keras"))
+      throw ConfigError("model: \"initializer\" must be \"torch\" or \"keras\"");
+    spec.initializer = j.at("initializer").get<std::string>();
+  }
   const auto& layers = j.at("layers");
   if (layers.empty()) throw ConfigError("model: the layer list is empty");
   for (size_t i = 0; i < layers.size(); ++i) {
@@ -214,6 +227,14 @@ ModelSpec model_from_json(const nlohmann::json& j) {
         if (!(l.rate >= 0.0 && l.rate < 1.0))
           throw ConfigError(fmt::format("{}: rate must be in [0, 1), got {}", where, l.rate));
         break;
+      case LayerKind::kCategoryEncoding: {
+        l.units = positive(lj, "num_tokens", where, "vocab");
+        const std::string mode = lj.value("output_mode", std::string("multi_hot"));
+        if (mode != "multi_hot" && mode != "count")
+          throw ConfigError(fmt::format("{}: output_mode must be \"multi_hot\" or \"count\", got \"{}\"", where, mode));
+        l.count_mode = mode == "count";
+        break;
+      }
       case LayerKind::kActivation:
         if (!lj.contains("activation")) throw ConfigError(fmt::format("{}: missing 'activation'", where));
         l.activation = parse_activation(lj.at("activation"), where);

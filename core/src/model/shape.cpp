@@ -92,6 +92,15 @@ std::vector<int64_t> infer_layer(LayerSpec& l, const std::vector<int64_t>& in, c
     case LayerKind::kDropout:
     case LayerKind::kActivation:
       return in;
+    case LayerKind::kCategoryEncoding: {
+      if (!first || !input.tokens || rank != 1)
+        return fail("CategoryEncoding must be the first layer, on a dataset of token id sequences");
+      if (l.units == kFromDataset) l.units = input.vocab_size;
+      if (input.vocab_size > l.units)
+        return fail(fmt::format("num_tokens {} is smaller than the dataset's vocabulary ({} ids); limit the "
+                                "vocabulary (--num-words {}) or raise num_tokens", l.units, input.vocab_size, l.units));
+      return {l.units};
+    }
   }
   return fail("unknown layer kind");
 }
@@ -115,6 +124,7 @@ std::string ModelAnalysis::describe_errors() const {
 ModelAnalysis analyze(const ModelSpec& spec, const InputSpec& input) {
   ModelAnalysis a;
   a.input_shape = input.shape;
+  a.initializer = spec.initializer;
   std::map<std::string, int> seen;
   std::vector<int64_t> shape = input.shape;
   bool broken = false;

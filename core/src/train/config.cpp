@@ -26,6 +26,7 @@ TrainConfig config_from_preset(const std::string& name) {
   c.preset = p.name;
   c.model = p.model;
   c.dataset.name = p.dataset;
+  c.dataset.num_words = p.num_words;
   c.optimizer.name = p.optimizer;
   c.optimizer.learning_rate = p.learning_rate;
   c.batch_size = p.batch_size;
@@ -38,7 +39,9 @@ nlohmann::json to_json(const TrainConfig& c) {
   return {
       {"preset", c.preset},
       {"model", to_json(c.model)},
-      {"dataset", {{"name", c.dataset.name}, {"data_dir", c.dataset.data_dir}, {"seed", c.dataset.seed}}},
+      {"dataset", {{"name", c.dataset.name}, {"data_dir", c.dataset.data_dir}, {"seed", c.dataset.seed},
+                   {"num_words", c.dataset.num_words}, {"skip_top", c.dataset.skip_top}, {"maxlen", c.dataset.maxlen},
+                   {"sequence_length", c.dataset.sequence_length}}},
       {"optimizer", to_json(c.optimizer)},
       {"batch_size", c.batch_size},
       {"epochs", c.epochs},

@@ -4,6 +4,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct DatasetInfo {
   int64_t num_classes = 0;
   int64_t vocab_size = 0;            // token datasets: largest token id + 1; else 0
   std::vector<std::string> class_names;  // may be empty
+  // Token datasets with a word index: vocabulary->at(id) is the word for a token id. May be null.
+  std::shared_ptr<const std::vector<std::string>> vocabulary;
 };
 
 // One batch: x of shape (B, input_shape...) and y of shape (B) with int64 class ids.

@@ -22,6 +22,7 @@ enum class LayerKind {
   kDense,
   kDropout,
   kActivation,
+  kCategoryEncoding,  // token ids -> multi-hot or count vector (bag of words)
 };
 
 enum class Activation { kLinear, kRelu, kSigmoid, kTanh, kSoftmax, kGelu, kElu };
@@ -42,11 +43,15 @@ struct LayerSpec {
   Activation activation = Activation::kLinear;
   double rate = 0.0;                // Dropout rate
   bool use_bias = true;
+  bool count_mode = false;          // CategoryEncoding: output_mode "count" (else "multi_hot")
 };
 
 struct ModelSpec {
   std::string name = "sequential";
   std::vector<LayerSpec> layers;
+  // Weight initialisation: "torch" (LibTorch's defaults) or "keras" (Embedding uniform(-0.05,
+  // 0.05), Conv/Dense kernels Glorot-uniform, biases zero), for presets that reproduce Keras.
+  std::string initializer = "torch";
 };
 
 // Keras' class name of a layer kind ("Conv1D", "MaxPooling1D", ...).

@@ -13,6 +13,7 @@ struct Preset {
   std::string description;
   ModelSpec model;
   std::string dataset;     // default dataset
+  int64_t num_words = 0;   // Keras text datasets: load_data's num_words (0: None)
   std::string optimizer;   // default optimizer name
   double learning_rate = 0;
   int64_t batch_size = 32;
