@@ -5,9 +5,11 @@
 #include <torch/version.h>
 
 #include <csignal>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
+#include "mirror/data/keras_datasets.h"
 #include "mirror/data/registry.h"
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
@@ -66,6 +68,44 @@ int run_summary(const ModelArgs& args) {
       fmt::print(stderr, "mirrortrain: error: model does not fit dataset '{}': {}\n", data->info().name,
                  a.describe_errors());
       return kExitBadConfig;
+    }
+    return kExitOk;
+  } catch (const ConfigError& e) {
+    return config_error(e);
+  } catch (const DataError& e) {
+    return config_error(e);
+  }
+}
+
+int run_inspect(const ModelArgs& args, int samples) {
+  try {
+    const TrainConfig c = base_config(args);
+    const auto data = load_dataset(c.dataset);
+    const auto& info = data->info();
+    fmt::print("{} from {}\n", info.name, info.source);
+    fmt::print("train {} / validation {} examples, input {}{}\n", data->size(Split::kTrain),
+               data->size(Split::kValidation), format_shape(info.input_shape),
+               info.kind == InputKind::kTokens ? fmt::format(", token ids below {}", info.vocab_size) : "");
+    const auto train_counts = data->class_counts(Split::kTrain);
+    const auto val_counts = data->class_counts(Split::kValidation);
+    fmt::print("{} classes (train / validation examples):\n", info.num_classes);
+    for (int64_t k = 0; k < info.num_classes; ++k)
+      fmt::print("  {:>3} {:<16} {:>6} / {}\n", k,
+                 k < static_cast<int64_t>(info.class_names.size()) ? info.class_names[static_cast<size_t>(k)] : "",
+                 train_counts[static_cast<size_t>(k)], val_counts[static_cast<size_t>(k)]);
+    const int64_t n = std::min<int64_t>(samples, data->size(Split::kTrain));
+    for (int64_t i = 0; i < n; ++i) {
+      const auto b = data->slice(Split::kTrain, i, i + 1);
+      const int64_t label = b.y[0].item<int64_t>();
+      std::string text;
+      if (info.kind == InputKind::kTokens) {
+        auto row = b.x[0].contiguous();
+        std::vector<int64_t> ids(row.data_ptr<int64_t>(), row.data_ptr<int64_t>() + row.numel());
+        text = info.vocabulary ? decode_tokens(info, ids) : fmt::format("{} non-padding ids", std::count_if(ids.begin(), ids.end(), [](int64_t v) { return v != 0; }));
+      }
+      fmt::print("example {} label {} {}: {}\n", i, label,
+                 label < static_cast<int64_t>(info.class_names.size()) ? info.class_names[static_cast<size_t>(label)] : "",
+                 text.size() > 600 ? text.substr(0, 600) + " ..." : text);
     }
     return kExitOk;
   } catch (const ConfigError& e) {

@@ -52,6 +52,9 @@ struct TrainArgs {
 
 int run_train(const TrainArgs& args);
 int run_summary(const ModelArgs& args);
+// Describes a dataset: sizes, shapes, classes with counts, and the first `samples` training
+// examples (token datasets decoded to words when a word index is known).
+int run_inspect(const ModelArgs& args, int samples);
 int run_presets();
 int run_devices();
 int run_datasets();

@@ -59,6 +59,11 @@ int main(int argc, char** argv) {
   ModelArgs s;
   auto* summary = app.add_subcommand("summary", "Print the Keras-style summary of a model on a dataset");
   add_model(summary, s);
+  ModelArgs inspect_args;
+  int inspect_samples = 3;
+  auto* inspect = app.add_subcommand("inspect", "Describe a dataset and show a few decoded examples");
+  add_model(inspect, inspect_args);
+  inspect->add_option("--samples", inspect_samples, "Examples to show")->capture_default_str();
   auto* presets = app.add_subcommand("presets", "List the presets");
   auto* devices = app.add_subcommand("devices", "List the physical devices found");
   auto* datasets = app.add_subcommand("datasets", "List the datasets");
@@ -72,6 +77,7 @@ int main(int argc, char** argv) {
   }
   if (train->parsed()) return run_train(t);
   if (summary->parsed()) return run_summary(s);
+  if (inspect->parsed()) return run_inspect(inspect_args, inspect_samples);
   if (presets->parsed()) return run_presets();
   if (devices->parsed()) return run_devices();
   if (datasets->parsed()) return run_datasets();

@@ -28,7 +28,9 @@ export KERAS_HOME="$tmp/keras" MIRROR_KERAS_ORIGIN="file://$tmp/no-such-origin/"
 expect summary-seed-reuters 0 'Total params: 332,856' -- "$bin" summary --preset seed-reuters --dataset synthetic-text
 expect reuters-missing 2 'reuters.npz not found.*put the file in' -- "$bin" summary --preset seed-reuters
 mkdir -p "$tmp/keras-data" && cp "$(dirname "$0")/../fixtures/keras/reuters_small.npz" "$tmp/keras-data/reuters.npz"
+cp "$(dirname "$0")/../fixtures/keras/reuters_small_word_index.json" "$tmp/keras-data/reuters_word_index.json"
 expect reuters-npz 0 'dense \(Dense\) +\(None, 46\)' -- "$bin" summary --preset seed-reuters --data-dir "$tmp/keras-data"
+expect reuters-inspect 0 'example 0 label [0-9]+ [a-z-]+: <start> ' -- "$bin" inspect --dataset reuters --data-dir "$tmp/keras-data"
 expect reuters-as-published 0 'Finished' -- \
   "$bin" train --preset seed-reuters-as-published --data-dir "$tmp/keras-data" --epochs 1
 expect reuters-sgml 0 'val_accuracy' -- "$bin" train --preset reuters-mlp --data-dir "$(dirname "$0")/../fixtures/reuters_sgml" \

@@ -220,6 +220,16 @@ TEST(BadFiles, HandMadePicklesAreBoundedAndInterpretedOnly) {
   EXPECT_NE(data_error([&] { parse_npy(npy(builtins), "t"); }).find("builtins.eval"), std::string::npos);
   EXPECT_NE(data_error([&] { parse_npy(npy(std::string("\x80\x03", 2)), "t"); }).find("runs past the end"), std::string::npos);
   EXPECT_NE(data_error([&] { parse_npy("\x93NUMPX", "t"); }).find("bad magic"), std::string::npos);
+  // A protocol-2 pickle as Python 2's numpy wrote it (GLOBAL lines, SHORT_BINSTRING, INT
+  // booleans) of a one-item object array holding [7, 300, -1].
+  const std::string py2 = std::string("\x80\x02", 2) + "cnumpy.core.multiarray\n_reconstruct\nq" + "\x01" +
+                          "cnumpy\nndarray\nq" + "\x02" + "K" + std::string(1, '\0') + "\x85" + "U" + "\x01" + "b" +
+                          "\x87" + "R(K" + "\x01" + "K" + "\x01" + "\x85" + "cnumpy\ndtype\nU" + "\x02" + "O8I00\nI01\n" +
+                          "\x87" + "R(K" + "\x03" + "U" + "\x01" + "|NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK?tbI00\n]]q" +
+                          "\x03" + "(K" + "\x07" + "M," + "\x01" + "J\xff\xff\xff\xff" + "eatb.";
+  const auto arr = parse_npy(npy(py2), "py2");
+  ASSERT_EQ(arr.sequences.size(), 1u);
+  EXPECT_EQ(arr.sequences[0], (std::vector<int64_t>{7, 300, -1}));
 }
 
 TEST(KerasDatasets, LoadsAnNpzFromDataDirAndDecodesWithTheWordIndex) {

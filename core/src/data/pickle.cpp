@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
@@ -271,6 +273,23 @@ class Unpickler {
         const uint64_t n = op == 0x8a ? le(1) : le(4);
         if (n > 8) fail(fmt::format("an integer of {} bytes", n));
         push_int(n == 0 ? 0 : signed_le(le(static_cast<int>(n)), static_cast<int>(n)));
+        break;
+      }
+      case 'I': case 'L': {                                      // INT, LONG (text; protocols 0 and 1)
+        std::string digits = line();
+        if (op == 'L' && !digits.empty() && digits.back() == 'L') digits.pop_back();
+        if (op == 'I' && (digits == "00" || digits == "01")) {  // how protocol 0 spells False and True
+          Value b;
+          b.kind = Kind::kBool;
+          b.i = digits == "01";
+          stack_.push_back(std::move(b));
+          break;
+        }
+        char* end = nullptr;
+        errno = 0;
+        const long long v = std::strtoll(digits.c_str(), &end, 10);
+        if (digits.empty() || *end != '\0' || errno == ERANGE) fail(fmt::format("a malformed integer '{}'", digits));
+        push_int(v);
         break;
       }
       case 0x8c: push_string(Kind::kText, take(le(1))); break;   // SHORT_BINUNICODE
