@@ -230,6 +230,20 @@ TEST(BadFiles, HandMadePicklesAreBoundedAndInterpretedOnly) {
   const auto arr = parse_npy(npy(py2), "py2");
   ASSERT_EQ(arr.sequences.size(), 1u);
   EXPECT_EQ(arr.sequences[0], (std::vector<int64_t>{7, 300, -1}));
+  // Protocol 4 as Python 3 writes a large array: FRAME, STACK_GLOBAL, MEMOIZE, LONG_BINPUT/GET,
+  // one list split over two APPENDS batches, and a list object shared through the memo.
+  std::string p4 = std::string("\x80\x04\x95", 3) + std::string(8, '\0') + "\x8c" + "\x15" + "numpy.core.multiarray" +
+                   "\x94" + "\x8c" + "\x0c" + "_reconstruct" + "\x94" + "\x93" + "\x94" + "\x8c" + "\x05" + "numpy" +
+                   "\x8c" + "\x07" + "ndarray" + "\x93" + "K" + std::string(1, '\0') + "\x85" + "C" + "\x01" + "b" + "\x87" +
+                   "R(K" + "\x01" + "K" + "\x02" + "\x85" + "\x8c" + "\x05" + "numpy" + "\x8c" + "\x05" + "dtype" + "\x93" +
+                   "\x8c" + "\x02" + "O8" + "\x89" + "\x88" + "\x87" + "R(K" + "\x03" + "\x8c" + "\x01" + "|NNNJ\xff\xff\xff\xff" +
+                   "J\xff\xff\xff\xffK?tb" + "\x89" + "]" + "(]r" + std::string("\x00\x01\x00\x00", 4) + "(K" + "\x01" + "K" +
+                   "\x02" + "e(K" + "\x03" + "\x8a" + "\x03" + std::string("\x40\x42\x0f", 3) + "ej" +
+                   std::string("\x00\x01\x00\x00", 4) + "etb.";
+  const auto big = parse_npy(npy(p4).replace(npy(p4).find("(1,)"), 4, "(2,)"), "p4");
+  ASSERT_EQ(big.sequences.size(), 2u);
+  EXPECT_EQ(big.sequences[0], (std::vector<int64_t>{1, 2, 3, 1000000}));
+  EXPECT_EQ(big.sequences[1], big.sequences[0]);
 }
 
 TEST(KerasDatasets, LoadsAnNpzFromDataDirAndDecodesWithTheWordIndex) {

@@ -1,0 +1,176 @@
+// The desktop window as a user drives it, on Qt's offscreen platform.
+#include <QAction>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+#include "mirror/model/presets.h"
+#include "ui/dataset_panel.h"
+#include "ui/devices_panel.h"
+#include "ui/metric_chart.h"
+#include "ui/model_panel.h"
+#include "ui/run_metrics.h"
+#include "ui/training_controller.h"
+#include "ui/training_panel.h"
+#include "ui/main_window.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+
+ private:
+  // A window on the small blobs set with the spirals MLP: fast enough to train in a test.
+  // QTRY_* return from the function on failure, hence the out parameter.
+  void open_small_window(std::unique_ptr<MainWindow>& w, int epochs) {
+    w = std::make_unique<MainWindow>(/*restore_settings=*/false);
+    w->resize(1200, 800);
+    w->show();
+    w->apply_preset("spirals-mlp");
+    w->dataset_panel()->set_dataset("blobs");
+    w->dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset() &&
+                                 w->dataset_panel()->dataset()->info().name == "blobs", 30000);
+    w->training_panel()->set_values("adam", 0.01, 64, epochs);
+  }
+
+ private Q_SLOTS:
+  void initTestCase() { register_event_types(); }
+
+  void windowOpensReadyToTrain() {
+    QElapsedTimer t;
+    t.start();
+    MainWindow w(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY_WITH_TIMEOUT(w.dataset_panel()->dataset() != nullptr, 20000);
+    qInfo("window usable with its default dataset after %lld ms", static_cast<long long>(t.elapsed()));
+    QVERIFY2(w.train_action()->isEnabled(), qPrintable(w.train_blocked_label()->text()));
+    QVERIFY(!w.stop_action()->isEnabled());
+    QVERIFY(w.model_panel()->ok());
+  }
+
+  void logicalDevicesUpdateReplicasAndShards() {
+    MainWindow w(false);
+    auto* devices = w.devices_panel();
+    w.training_panel()->set_values("adam", 0.001, 10, 1);
+    devices->logical_box()->setValue(3);
+    QCOMPARE(devices->replica_list()->count(), 3);
+    QVERIFY(devices->replica_list()->item(2)->text().startsWith("cpu:0/logical:2"));
+    QVERIFY2(devices->split_label()->text().contains("4 + 3 + 3"), qPrintable(devices->split_label()->text()));
+    devices->logical_box()->setValue(1);
+    QCOMPARE(devices->replica_list()->count(), 1);
+    QVERIFY(devices->split_label()->text().contains("→ 10 per replica"));
+  }
+
+  void invalidHyperparameterBlocksTrainWithAReason() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 2);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(w->train_action()->isEnabled());
+    w->training_panel()->learning_rate_edit()->setText("-0.5");
+    QVERIFY(!w->train_action()->isEnabled());
+    QVERIFY2(w->train_blocked_label()->text().contains("Learning rate must be a number above 0"),
+             qPrintable(w->train_blocked_label()->text()));
+    w->training_panel()->learning_rate_edit()->setText("0.01");
+    QVERIFY(w->train_action()->isEnabled());
+    // A batch smaller than the replica count is refused too.
+    w->devices_panel()->logical_box()->setValue(4);
+    w->training_panel()->batch_size_box()->setValue(3);
+    QVERIFY(!w->train_action()->isEnabled());
+    QVERIFY(w->train_blocked_label()->text().contains("smaller than the 4 replicas"));
+  }
+
+  void shapeErrorIsShownOnTheOffendingRow() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 2);
+    if (QTest::currentTestFailed()) return;
+    auto* table = w->model_panel()->table();
+    table->item(0, 1)->setText("units=oops");  // not a number
+    QVERIFY(!w->train_action()->isEnabled());
+    QCOMPARE(table->item(0, 2)->text(), QString("error"));
+    table->item(0, 1)->setText("units=32, activation=relu");
+    QVERIFY2(w->train_action()->isEnabled(), qPrintable(w->train_blocked_label()->text()));
+  }
+
+  void trainProducesChartPointsAndFinishes() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 3);
+    if (QTest::currentTestFailed()) return;
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    QVERIFY(w->running());
+    QVERIFY(w->stop_action()->isEnabled());
+    QVERIFY(done.wait(60000));
+    QCOMPARE(w->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w->metrics().epochs(), 3);
+    QCOMPARE(w->metrics().steps(), 3 * 32);  // 2,000 examples at batch 64
+    QTRY_VERIFY(w->chart(Metric::kLoss)->plotted_points() > 0);
+    QVERIFY(w->metrics().val_epochs(Metric::kAccuracy).back().y() > 0.9);
+    QVERIFY(w->train_action()->isEnabled());
+  }
+
+  void stopHaltsWithinAStep() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 500);
+    if (QTest::currentTestFailed()) return;
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 5, 30000);
+    w->stop_action()->trigger();
+    QVERIFY(done.wait(10000));
+    QCOMPARE(w->last_result().status, RunStatus::kStopped);
+    QVERIFY(w->last_result().steps < 500 * 32);
+  }
+
+  void trainerErrorShowsInTheWindow() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 3);
+    if (QTest::currentTestFailed()) return;
+    // A linear model with a huge step diverges: the run fails with a NaN loss.
+    ModelSpec linear = model_from_json(nlohmann::json::parse(
+        R"({"layers": [{"type": "Dense", "units": 64}, {"type": "Dense", "units": 64}, {"type": "Dense", "units": "classes"}]})"));
+    w->model_panel()->set_spec(linear);
+    w->training_panel()->set_values("sgd", 100, 64, 3);
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    QVERIFY(done.wait(60000));
+    QCOMPARE(w->last_result().status, RunStatus::kFailed);
+    QVERIFY(w->error_banner()->isVisible());
+    QVERIFY2(w->error_banner()->text().contains("loss became"), qPrintable(w->error_banner()->text()));
+    QVERIFY(w->train_action()->isEnabled());  // the window stays usable
+  }
+
+  void closingDuringTrainingStopsTheRun() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 500);
+    if (QTest::currentTestFailed()) return;
+    w->train_action()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 3, 30000);
+    QElapsedTimer t;
+    t.start();
+    w->close();
+    w.reset();  // joins the trainer thread
+    QVERIFY2(t.elapsed() < 5000, "closing must not hang");
+  }
+
+  void smoothingIsDebiasedAndDecimationKeepsExtremes() {
+    DebiasedEma ema(0.9);
+    QCOMPARE(ema.add(5.0), 5.0);  // no pull towards zero at the start
+    QVector<QPointF> points;
+    for (int i = 0; i < 100000; ++i) points.push_back({double(i), i == 5000 ? 100.0 : 1.0});
+    const auto d = decimate(points, 500);
+    QVERIFY(d.size() <= 1000);
+    QVERIFY(std::any_of(d.begin(), d.end(), [](const QPointF& p) { return p.y() == 100.0; }));
+  }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "test_main_window.moc"

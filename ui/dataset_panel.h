@@ -1,0 +1,73 @@
+#pragma once
+// Chooses and loads a dataset (off the GUI thread), and shows what was loaded: sizes, classes
+// with their balance, and a few examples.
+
+#include <QFutureWatcher>
+#include <QWidget>
+
+#include <memory>
+
+#include "mirror/data/registry.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QSpinBox;
+class QTableWidget;
+class QGridLayout;
+class QPlainTextEdit;
+
+namespace mirror::ui {
+
+struct LoadResult {
+  std::shared_ptr<const Dataset> dataset;
+  QString error;
+  double seconds = 0;
+};
+
+class DatasetPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DatasetPanel(QWidget* parent = nullptr);
+
+  DatasetOptions options() const;
+  // Selects a dataset (and optionally its directory) without loading it.
+  void set_dataset(const QString& name, const QString& dir = {});
+  std::shared_ptr<const Dataset> dataset() const { return dataset_; }
+  bool loading() const { return watcher_.isRunning() || reload_pending_; }
+  // Loads the selected dataset on a worker thread; dataset_changed() follows.
+  void load();
+
+ Q_SIGNALS:
+  void dataset_changed(std::shared_ptr<const mirror::Dataset> dataset);  // null after a failure
+  void loading_changed(bool loading);
+  void error(const QString& message);
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void on_loaded();
+  void show_dataset();
+  void update_option_visibility();
+
+  QComboBox* name_;
+  QLineEdit* dir_;
+  QSpinBox* train_size_;
+  QSpinBox* seq_len_;
+  QSpinBox* num_words_;
+  QSpinBox* seed_;
+  QLabel* summary_;
+  QProgressBar* progress_;
+  QTableWidget* classes_;
+  QWidget* samples_;
+  QGridLayout* samples_layout_;
+  QLabel* error_;
+  QFutureWatcher<LoadResult> watcher_;
+  std::shared_ptr<const Dataset> dataset_;
+  bool reload_pending_ = false;
+};
+
+}  // namespace mirror::ui

@@ -1,0 +1,96 @@
+#include "ui/devices_panel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QSpinBox>
+
+#include "mirror/strategy/communicator.h"
+#include "mirror/strategy/shard_plan.h"
+#include "mirror/util/error.h"
+#include "mirror/util/threads.h"
+
+namespace mirror::ui {
+
+DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent), physical_(list_physical_devices()) {
+  auto* form = new QFormLayout(this);
+  physical_list_ = new QListWidget;
+  for (const auto& d : physical_)
+    physical_list_->addItem(QString("%1 — %2%3").arg(QString::fromStdString(d.name), QString::fromStdString(d.model),
+                                                      d.memory_mib ? QString(", %1 MiB").arg(d.memory_mib) : QString()));
+  physical_list_->setMaximumHeight(70);
+  form->addRow("Found", physical_list_);
+  devices_ = new QComboBox;
+  devices_->addItem("cpu");
+  if (physical_.size() > 1) devices_->addItem("cuda");
+  for (const auto& d : physical_)
+    if (d.type == DeviceType::kCuda) devices_->addItem(QString::fromStdString(d.name));
+  devices_->setToolTip("The physical devices to train on.");
+  form->addRow("Train on", devices_);
+  logical_ = new QSpinBox;
+  logical_->setRange(1, 64);
+  logical_->setToolTip("Logical devices per physical device: each is one replica with its own copy of the model "
+                       "(the tutorial's \"two logical GPUs on one GPU\").");
+  form->addRow("Logical devices", logical_);
+  memory_ = new QSpinBox;
+  memory_->setRange(0, 1'000'000);
+  memory_->setSuffix(" MiB");
+  memory_->setSpecialValueText("no limit");
+  memory_->setToolTip("Memory limit per logical device (enforced on GPUs).");
+  form->addRow("Memory limit", memory_);
+  replica_list_ = new QListWidget;
+  replica_list_->setMaximumHeight(110);
+  form->addRow("Replicas", replica_list_);
+  split_ = new QLabel;
+  split_->setWordWrap(true);
+  form->addRow("Batch split", split_);
+  communicator_ = new QLabel;
+  communicator_->setWordWrap(true);
+  form->addRow("All-reduce", communicator_);
+  connect(devices_, &QComboBox::currentTextChanged, this, &DevicesPanel::update_replicas);
+  connect(logical_, &QSpinBox::valueChanged, this, &DevicesPanel::update_replicas);
+  connect(memory_, &QSpinBox::valueChanged, this, &DevicesPanel::update_replicas);
+  update_replicas();
+}
+
+DeviceRequest DevicesPanel::request() const {
+  return {devices_->currentText().toStdString(), logical_->value(), memory_->value()};
+}
+
+void DevicesPanel::set_logical(int logical) { logical_->setValue(logical); }
+
+void DevicesPanel::set_batch_size(int64_t batch) {
+  batch_ = batch;
+  update_replicas();
+}
+
+void DevicesPanel::update_replicas() {
+  replica_list_->clear();
+  problem_.clear();
+  try {
+    replicas_ = resolve_devices(request(), physical_);
+  } catch (const ConfigError& e) {
+    replicas_.clear();
+    problem_ = QString::fromStdString(e.what());
+  }
+  const int n = static_cast<int>(replicas_.size());
+  const int threads = intra_op_threads_per_replica(std::max(1, n), usable_cores());
+  for (const auto& d : replicas_)
+    replica_list_->addItem(QString("%1  (%2 thread%3)").arg(QString::fromStdString(d.name())).arg(threads).arg(threads > 1 ? "s" : ""));
+  if (n > 0 && batch_ >= n) {
+    const ShardPlan plan(batch_, n);
+    QStringList sizes;
+    for (int64_t s : plan.sizes()) sizes << QString::number(s);
+    split_->setText(QString("%1 examples per step → %2 per replica").arg(batch_).arg(sizes.join(" + ")));
+    communicator_->setText(QString::fromStdString(choose_communicator(CommunicatorKind::kAuto, replicas_).reason));
+  } else if (n > 0) {
+    problem_ = QString("The global batch (%1) is smaller than the %2 replicas; each needs an example.").arg(batch_).arg(n);
+    split_->setText(QString("<span style='color:#c0392b'>%1</span>").arg(problem_));
+  } else {
+    split_->setText(QString("<span style='color:#c0392b'>%1</span>").arg(problem_.toHtmlEscaped()));
+  }
+  Q_EMIT changed();
+}
+
+}  // namespace mirror::ui

@@ -1,0 +1,51 @@
+#pragma once
+// Physical devices found, how many logical devices to carve out of each, and the replica list
+// and batch split that result.
+
+#include <QWidget>
+
+#include "mirror/strategy/device.h"
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QSpinBox;
+
+namespace mirror::ui {
+
+class DevicesPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DevicesPanel(QWidget* parent = nullptr);
+
+  DeviceRequest request() const;
+  void set_logical(int logical);
+  // The global batch whose split the panel shows.
+  void set_batch_size(int64_t batch);
+  int replicas() const { return static_cast<int>(replicas_.size()); }
+  // Empty when the request can run here; else the reason.
+  QString problem() const { return problem_; }
+  QSpinBox* logical_box() const { return logical_; }
+  QListWidget* replica_list() const { return replica_list_; }
+  QLabel* split_label() const { return split_; }
+
+ Q_SIGNALS:
+  void changed();
+
+ private:
+  void update_replicas();
+
+  std::vector<PhysicalDevice> physical_;
+  std::vector<LogicalDevice> replicas_;
+  QComboBox* devices_;
+  QSpinBox* logical_;
+  QSpinBox* memory_;
+  QListWidget* physical_list_;
+  QListWidget* replica_list_;
+  QLabel* split_;
+  QLabel* communicator_;
+  int64_t batch_ = 32;
+  QString problem_;
+};
+
+}  // namespace mirror::ui

@@ -1,0 +1,11 @@
+#pragma once
+// The core's event structs as Qt meta-types, so they can cross threads in queued signals.
+
+#include <QMetaType>
+
+#include "mirror/train/events.h"
+
+Q_DECLARE_METATYPE(mirror::RunStarted)
+Q_DECLARE_METATYPE(mirror::StepMetrics)
+Q_DECLARE_METATYPE(mirror::EpochMetrics)
+Q_DECLARE_METATYPE(mirror::RunFinished)

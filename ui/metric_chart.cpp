@@ -1,0 +1,144 @@
+#include "ui/metric_chart.h"
+
+#include <QChart>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mirror::ui {
+
+namespace {
+const QColor kTrain(31, 119, 180);
+const QColor kVal(255, 127, 14);
+}  // namespace
+
+MetricChart::MetricChart(Metric metric, const QString& title, QWidget* parent)
+    : QChartView(new QChart(), parent), metric_(metric) {
+  auto* c = chart();
+  c->setTitle(title);
+  c->setAnimationOptions(QChart::NoAnimation);
+  c->legend()->setAlignment(Qt::AlignRight);
+  c->setMargins(QMargins(4, 4, 4, 4));
+  raw_ = new QLineSeries(this);
+  raw_->setName("train (step)");
+  raw_->setColor(kTrain.lighter(170));
+  smooth_ = new QLineSeries(this);
+  smooth_->setName("train (smoothed)");
+  smooth_->setColor(kTrain);
+  train_epochs_ = new QScatterSeries(this);
+  train_epochs_->setName("train (epoch)");
+  train_epochs_->setColor(kTrain.darker(130));
+  train_epochs_->setMarkerSize(9);
+  val_epochs_ = new QLineSeries(this);
+  val_epochs_->setName("validation (epoch)");
+  val_epochs_->setColor(kVal);
+  val_epochs_->setPointsVisible(true);
+  for (QXYSeries* s : std::initializer_list<QXYSeries*>{raw_, smooth_, train_epochs_, val_epochs_}) {
+    s->setUseOpenGL(false);
+    c->addSeries(s);
+    // Hover read-out: the value under the pointer, in the series' own words.
+    connect(s, &QXYSeries::hovered, this, [this, s](const QPointF& p, bool state) {
+      if (state) QToolTip::showText(QCursor::pos(), QString("%1\nstep %2: %3").arg(s->name()).arg(p.x(), 0, 'f', 0).arg(p.y(), 0, 'g', 5), this);
+      else QToolTip::hideText();
+    });
+  }
+  x_axis_ = new QValueAxis(this);
+  x_axis_->setTitleText("step");
+  x_axis_->setLabelFormat("%.0f");
+  y_linear_ = new QValueAxis(this);
+  y_linear_->setLabelFormat("%.3g");
+  y_log_ = new QLogValueAxis(this);
+  y_log_->setBase(10);
+  y_log_->setLabelFormat("%.3g");
+  c->addAxis(x_axis_, Qt::AlignBottom);
+  for (auto* s : c->series()) s->attachAxis(x_axis_);
+  attach_y_axis();
+  setRenderHint(QPainter::Antialiasing);
+  set_line_width(line_width_);
+  setMinimumHeight(200);
+}
+
+void MetricChart::attach_y_axis() {
+  auto* c = chart();
+  QAbstractAxis* old = log_scale_ ? static_cast<QAbstractAxis*>(y_linear_) : y_log_;
+  QAbstractAxis* now = log_scale_ ? static_cast<QAbstractAxis*>(y_log_) : y_linear_;
+  if (c->axes(Qt::Vertical).contains(old)) {
+    for (auto* s : c->series()) s->detachAxis(old);
+    c->removeAxis(old);
+  }
+  if (!c->axes(Qt::Vertical).contains(now)) {
+    c->addAxis(now, Qt::AlignLeft);
+    for (auto* s : c->series()) s->attachAxis(now);
+  }
+}
+
+void MetricChart::set_log_scale(bool on) {
+  if (on == log_scale_) return;
+  log_scale_ = on;
+  attach_y_axis();
+}
+
+void MetricChart::set_line_width(double width) {
+  line_width_ = width;
+  auto pen = [](QColor c, double w) {
+    QPen p(c);
+    p.setWidthF(w);
+    return p;
+  };
+  raw_->setPen(pen(raw_->color(), std::max(1.0, width / 2)));
+  smooth_->setPen(pen(smooth_->color(), width));
+  val_epochs_->setPen(pen(val_epochs_->color(), width));
+  train_epochs_->setMarkerSize(4.5 * width);
+}
+
+void MetricChart::set_dark(bool dark) {
+  chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  raw_->setColor(kTrain.lighter(170));
+  smooth_->setColor(kTrain);
+  train_epochs_->setColor(kTrain.darker(130));
+  val_epochs_->setColor(kVal);
+  set_line_width(line_width_);
+}
+
+void MetricChart::refresh(const RunMetrics& m) {
+  const int buckets = std::max(50, width() / 2);
+  raw_->replace(decimate(m.raw(metric_), buckets));
+  smooth_->replace(decimate(m.smoothed(metric_), buckets));
+  train_epochs_->replace(m.train_epochs(metric_));
+  val_epochs_->replace(m.val_epochs(metric_));
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const auto* v : {&m.raw(metric_), &m.val_epochs(metric_)})
+    for (const auto& p : *v) {
+      if (!std::isfinite(p.y())) continue;
+      lo = std::min(lo, p.y());
+      hi = std::max(hi, p.y());
+    }
+  if (!std::isfinite(lo)) {
+    lo = 0;
+    hi = 1;
+  }
+  if (metric_ != Metric::kLoss) {
+    lo = std::max(0.0, lo - 0.02);
+    hi = std::min(1.0, hi + 0.02);
+  } else {
+    const double pad = std::max(1e-6, (hi - lo) * 0.05);
+    lo = std::max(0.0, lo - pad);
+    hi += pad;
+  }
+  y_linear_->setRange(lo, hi);
+  y_linear_->applyNiceNumbers();
+  y_log_->setRange(std::max(lo, hi * 1e-4 > 0 ? std::max(1e-6, lo) : 1e-6), std::max(hi, 1e-5));
+  x_axis_->setRange(0, std::max<double>(1, static_cast<double>(m.steps())));
+}
+
+bool MetricChart::export_png(const QString& path) { return grab().save(path, "PNG"); }
+
+qsizetype MetricChart::plotted_points() const { return raw_->count(); }
+
+}  // namespace mirror::ui

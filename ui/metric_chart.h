@@ -1,0 +1,50 @@
+#pragma once
+// One live chart (loss, accuracy or top-k accuracy): raw and smoothed training values per step,
+// training and validation per epoch, on shared axes. Redrawn in batches by refresh().
+
+#include <QChartView>
+
+#include "ui/run_metrics.h"
+
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+class QLogValueAxis;
+
+namespace mirror::ui {
+
+class MetricChart : public QChartView {
+  Q_OBJECT
+ public:
+  MetricChart(Metric metric, const QString& title, QWidget* parent = nullptr);
+
+  // Replaces every series with `metrics`, decimated to this view's width. GUI thread only.
+  void refresh(const RunMetrics& metrics);
+  // Loss only: logarithmic y axis.
+  void set_log_scale(bool on);
+  bool log_scale() const { return log_scale_; }
+  void set_line_width(double width);
+  void set_dark(bool dark);
+  // Writes the chart as PNG; returns false when the file cannot be written.
+  bool export_png(const QString& path);
+  Metric metric() const { return metric_; }
+  // Points currently plotted in the raw training series (for tests).
+  qsizetype plotted_points() const;
+
+ private:
+  void attach_y_axis();
+
+  Metric metric_;
+  bool log_scale_ = false;
+  double line_width_ = 2.0;
+  QLineSeries* raw_;
+  QLineSeries* smooth_;
+  QScatterSeries* train_epochs_;
+  QLineSeries* val_epochs_;
+  QValueAxis* x_axis_;
+  QValueAxis* y_linear_;
+  QLogValueAxis* y_log_;
+  double y_min_ = 0, y_max_ = 1, x_max_ = 1;
+};
+
+}  // namespace mirror::ui

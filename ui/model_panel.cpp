@@ -1,0 +1,288 @@
+#include "ui/model_panel.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "mirror/data/dataset.h"
+#include "mirror/model/presets.h"
+#include "mirror/model/summary.h"
+#include "mirror/util/error.h"
+
+namespace mirror::ui {
+
+namespace {
+enum Column { kType, kSettings, kShape, kParams };
+const QStringList kTypes = {"Embedding",          "CategoryEncoding",      "Conv1D",  "Conv2D",
+                            "MaxPooling1D",       "MaxPooling2D",          "GlobalMaxPooling1D",
+                            "GlobalAveragePooling1D", "Flatten",          "Dense",   "Dropout", "Activation"};
+
+// "filters=64, kernel_size=5, activation=relu" from a layer's JSON (its type left out).
+QString settings_text(const nlohmann::json& layer) {
+  QStringList parts;
+  for (const auto& [key, value] : layer.items()) {
+    if (key == "type") continue;
+    parts << QString::fromStdString(key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+  }
+  return parts.join(", ");
+}
+
+// The reverse: top-level comma-separated key=value pairs; values are JSON where they parse,
+// else strings (relu, classes, vocab).
+nlohmann::json parse_settings(const QString& text) {
+  nlohmann::json j = nlohmann::json::object();
+  int depth = 0;
+  QString current;
+  auto flush = [&] {
+    const QString item = current.trimmed();
+    current.clear();
+    if (item.isEmpty()) return;
+    const int eq = item.indexOf('=');
+    if (eq <= 0) throw ConfigError(QString("'%1' is not key=value").arg(item).toStdString());
+    const std::string key = item.left(eq).trimmed().toStdString();
+    const std::string value = item.mid(eq + 1).trimmed().toStdString();
+    try {
+      j[key] = nlohmann::json::parse(value);
+    } catch (const nlohmann::json::exception&) {
+      j[key] = value;
+    }
+  };
+  for (QChar c : text) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0) flush();
+    else current += c;
+  }
+  flush();
+  return j;
+}
+}  // namespace
+
+ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
+  preset_ = new QComboBox;
+  for (const auto& p : presets()) preset_->addItem(QString::fromStdString(p.name));
+  preset_->addItem("custom");
+  preset_->setToolTip("A ready-made model with its usual dataset and hyperparameters.");
+  table_ = new QTableWidget(0, 4);
+  table_->setHorizontalHeaderLabels({"Layer", "Settings", "Output shape", "Param #"});
+  table_->horizontalHeader()->setSectionResizeMode(kSettings, QHeaderView::Stretch);
+  table_->verticalHeader()->setVisible(false);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setToolTip("Edit settings as key=value pairs, e.g. filters=64, kernel_size=5, activation=relu.");
+  auto* add = new QPushButton("Add");
+  auto* remove = new QPushButton("Remove");
+  auto* up = new QPushButton("Up");
+  auto* down = new QPushButton("Down");
+  auto* open = new QPushButton("Open…");
+  auto* save = new QPushButton("Save…");
+  auto* buttons = new QHBoxLayout;
+  for (auto* b : {add, remove, up, down}) buttons->addWidget(b);
+  buttons->addStretch();
+  buttons->addWidget(open);
+  buttons->addWidget(save);
+  summary_ = new QPlainTextEdit;
+  summary_->setReadOnly(true);
+  summary_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  summary_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  auto* layout = new QVBoxLayout(this);
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel("Preset"));
+  top->addWidget(preset_, 1);
+  layout->addLayout(top);
+  layout->addWidget(table_, 2);
+  layout->addLayout(buttons);
+  layout->addWidget(status_);
+  layout->addWidget(summary_, 3);
+
+  connect(preset_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+    if (!updating_ && name != "custom") Q_EMIT preset_chosen(name);
+  });
+  connect(table_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
+    if (!updating_ && item->column() == kSettings) rebuild_from_table();
+  });
+  connect(add, &QPushButton::clicked, this, [this] {
+    LayerSpec dense;
+    dense.kind = LayerKind::kDense;
+    dense.units = 64;
+    dense.activation = Activation::kRelu;
+    if (!parse_ok_) {  // the table holds rows the spec does not: append to the table itself
+      add_row(dense);
+      rebuild_from_table();
+      return;
+    }
+    ModelSpec s = spec_;
+    const int at = table_->currentRow() >= 0 ? table_->currentRow() + 1 : static_cast<int>(s.layers.size());
+    s.layers.insert(s.layers.begin() + at, dense);
+    set_spec(s);
+    table_->setCurrentCell(at, kSettings);
+    mark_custom();
+  });
+  connect(remove, &QPushButton::clicked, this, [this] {
+    if (table_->currentRow() >= 0) table_->removeRow(table_->currentRow());
+    rebuild_from_table();
+  });
+  connect(up, &QPushButton::clicked, this, [this] { move_row(-1); });
+  connect(down, &QPushButton::clicked, this, [this] { move_row(+1); });
+  connect(open, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "Open model", {}, "Model JSON (*.json)");
+    if (path.isEmpty()) return;
+    try {
+      set_spec(load_model_file(path.toStdString()));
+    } catch (const ConfigError& e) {
+      QMessageBox::warning(this, "Cannot open the model", e.what());
+    }
+  });
+  connect(save, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, "Save model", "model.json", "Model JSON (*.json)");
+    if (path.isEmpty()) return;
+    std::ofstream(path.toStdString()) << to_json(spec_).dump(2) << "\n";
+  });
+}
+
+void ModelPanel::set_spec(const ModelSpec& spec) {
+  spec_ = spec;
+  fill_table();
+  analyse();
+}
+
+void ModelPanel::show_preset(const QString& name) {
+  updating_ = true;
+  preset_->setCurrentText(name);
+  updating_ = false;
+}
+
+void ModelPanel::set_input(const InputSpec& input, bool have_input) {
+  input_ = input;
+  have_input_ = have_input;
+  analyse();
+}
+
+void ModelPanel::add_row(const LayerSpec& layer) {
+  const int row = table_->rowCount();
+  table_->insertRow(row);
+  auto* type = new QComboBox;
+  type->addItems(kTypes);
+  type->setCurrentText(keras_type(layer.kind));
+  connect(type, &QComboBox::currentTextChanged, this, [this] { rebuild_from_table(); });
+  table_->setCellWidget(row, kType, type);
+  ModelSpec one;
+  one.layers = {layer};
+  auto* settings = new QTableWidgetItem(settings_text(to_json(one)["layers"][0]));
+  table_->setItem(row, kSettings, settings);
+  for (int c : {kShape, kParams}) {
+    auto* item = new QTableWidgetItem;
+    item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+    table_->setItem(row, c, item);
+  }
+}
+
+void ModelPanel::fill_table() {
+  updating_ = true;
+  table_->setRowCount(0);
+  for (const auto& l : spec_.layers) add_row(l);
+  updating_ = false;
+}
+
+void ModelPanel::move_row(int delta) {
+  const int r = table_->currentRow();
+  const int to = r + delta;
+  if (r < 0 || to < 0 || to >= table_->rowCount() || !parse_ok_) return;
+  ModelSpec s = spec_;
+  std::swap(s.layers[static_cast<size_t>(r)], s.layers[static_cast<size_t>(to)]);
+  set_spec(s);
+  table_->setCurrentCell(to, kSettings);
+  mark_custom();
+}
+
+void ModelPanel::mark_custom() {
+  updating_ = true;
+  preset_->setCurrentText("custom");
+  updating_ = false;
+  Q_EMIT model_changed();
+}
+
+void ModelPanel::rebuild_from_table() {
+  nlohmann::json layers = nlohmann::json::array();
+  parse_ok_ = true;
+  std::vector<QString> row_errors(static_cast<size_t>(table_->rowCount()));
+  for (int r = 0; r < table_->rowCount(); ++r) {
+    auto* type = qobject_cast<QComboBox*>(table_->cellWidget(r, kType));
+    try {
+      auto j = parse_settings(table_->item(r, kSettings) ? table_->item(r, kSettings)->text() : QString());
+      j["type"] = type->currentText().toStdString();
+      model_from_json({{"layers", nlohmann::json::array({j})}});  // checks this row alone
+      layers.push_back(j);
+    } catch (const std::exception& e) {
+      parse_ok_ = false;
+      row_errors[static_cast<size_t>(r)] = QString::fromStdString(e.what()).replace("model layer 1", "this layer");
+    }
+  }
+  if (parse_ok_ && !layers.empty()) {
+    ModelSpec s = model_from_json({{"name", spec_.name}, {"layers", layers}, {"initializer", spec_.initializer}});
+    spec_ = s;
+  }
+  analyse();
+  updating_ = true;
+  for (int r = 0; r < table_->rowCount(); ++r)
+    if (!row_errors[static_cast<size_t>(r)].isEmpty()) {
+      table_->item(r, kShape)->setText("error");
+      table_->item(r, kShape)->setToolTip(row_errors[static_cast<size_t>(r)]);
+      table_->item(r, kSettings)->setBackground(QColor(255, 200, 200));
+      table_->item(r, kSettings)->setToolTip(row_errors[static_cast<size_t>(r)]);
+    }
+  preset_->setCurrentText("custom");
+  updating_ = false;
+  if (!parse_ok_) {
+    for (const auto& e : row_errors)
+      if (!e.isEmpty()) {
+        status_->setText(QString("<span style='color:#c0392b'>%1</span>").arg(e.toHtmlEscaped()));
+        break;
+      }
+  }
+  Q_EMIT model_changed();
+}
+
+void ModelPanel::analyse() {
+  if (!have_input_) {
+    status_->setText("Load a dataset to see the model's shapes.");
+    summary_->clear();
+    return;
+  }
+  analysis_ = analyze(spec_, input_);
+  updating_ = true;
+  for (int r = 0; r < table_->rowCount() && r < static_cast<int>(analysis_.layers.size()); ++r) {
+    const auto& l = analysis_.layers[static_cast<size_t>(r)];
+    const bool bad = !l.error.empty();
+    table_->item(r, kShape)->setText(bad ? "error" : (l.output_shape.empty() ? "?" : QString::fromStdString(format_shape(l.output_shape))));
+    table_->item(r, kShape)->setToolTip(QString::fromStdString(l.error));
+    table_->item(r, kParams)->setText(QString::number(l.params));
+    table_->item(r, kSettings)->setBackground(bad ? QColor(255, 200, 200) : QBrush());
+    table_->item(r, kSettings)->setToolTip(QString::fromStdString(l.error));
+  }
+  updating_ = false;
+  summary_->setPlainText(QString::fromStdString(format_summary(spec_.name, analysis_)));
+  status_->setText(analysis_.ok() ? QString("%1 parameters; the model fits the data.").arg(analysis_.total_params)
+                                  : QString("<span style='color:#c0392b'>%1</span>")
+                                        .arg(QString::fromStdString(analysis_.describe_errors()).toHtmlEscaped()));
+}
+
+QString ModelPanel::problem() const {
+  if (!have_input_) return "no dataset loaded";
+  if (!parse_ok_) return "a layer's settings do not parse";
+  if (!analysis_.ok()) return QString::fromStdString(analysis_.describe_errors());
+  return {};
+}
+
+}  // namespace mirror::ui

@@ -1,0 +1,61 @@
+#pragma once
+// Picks a preset or edits the layer list, and shows the Keras-style summary live, with shape
+// errors on the offending row.
+
+#include <QWidget>
+
+#include "mirror/model/layer_spec.h"
+#include "mirror/model/shape.h"
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QTableWidget;
+
+namespace mirror::ui {
+
+class ModelPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ModelPanel(QWidget* parent = nullptr);
+
+  // The model as edited; rows that do not parse are left out (and marked).
+  ModelSpec spec() const { return spec_; }
+  // Shows a spec (from a preset or a file); does not Q_EMIT model_changed().
+  void set_spec(const ModelSpec& spec);
+  // Shows the preset's name in the picker without emitting preset_chosen().
+  void show_preset(const QString& name);
+  // The dataset's input; the analysis and summary follow it.
+  void set_input(const InputSpec& input, bool have_input);
+  const ModelAnalysis& analysis() const { return analysis_; }
+  // True when every row parses and the model fits the data.
+  bool ok() const { return parse_ok_ && have_input_ && analysis_.ok(); }
+  QString problem() const;
+  QComboBox* preset_box() const { return preset_; }
+  QTableWidget* table() const { return table_; }
+
+ Q_SIGNALS:
+  void preset_chosen(const QString& name);
+  void model_changed();
+
+ private:
+  void fill_table();
+  void rebuild_from_table();
+  void add_row(const LayerSpec& layer);
+  void analyse();
+  void move_row(int delta);
+  void mark_custom();
+
+  QComboBox* preset_;
+  QTableWidget* table_;
+  QPlainTextEdit* summary_;
+  QLabel* status_;
+  ModelSpec spec_;
+  InputSpec input_;
+  ModelAnalysis analysis_;
+  bool have_input_ = false;
+  bool parse_ok_ = true;
+  bool updating_ = false;
+};
+
+}  // namespace mirror::ui

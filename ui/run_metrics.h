@@ -1,0 +1,61 @@
+#pragma once
+// Every metric point of one run, kept in full, plus what the charts need: TensorBoard-style
+// smoothing and decimation to the pixels available. Lives on the GUI thread.
+
+#include <QPointF>
+#include <QString>
+#include <QVector>
+
+#include "mirror/train/events.h"
+
+namespace mirror::ui {
+
+enum class Metric { kLoss, kAccuracy, kTopK };
+
+// A debiased exponential moving average, as TensorBoard smooths scalars: the average of the
+// first n points is divided by (1 - weight^n), so early values are not dragged towards zero.
+class DebiasedEma {
+ public:
+  explicit DebiasedEma(double weight) : weight_(weight) {}
+  double add(double y) {
+    last_ = last_ * weight_ + (1.0 - weight_) * y;
+    debias_ = debias_ * weight_;
+    return last_ / (1.0 - debias_);
+  }
+
+ private:
+  double weight_;
+  double last_ = 0;
+  double debias_ = 1;
+};
+
+// At most 2 * buckets points: for each of `buckets` equal x ranges, the minimum and maximum in
+// x order, so spikes stay visible. Returns the input unchanged when it is already small enough.
+QVector<QPointF> decimate(const QVector<QPointF>& points, int buckets);
+
+class RunMetrics {
+ public:
+  explicit RunMetrics(double smoothing = 0.9) : smoothing_(smoothing) { clear(); }
+  void clear();
+  void add_step(const StepMetrics& s);
+  void add_epoch(const EpochMetrics& e);
+
+  const QVector<QPointF>& raw(Metric m) const { return raw_[index(m)]; }
+  const QVector<QPointF>& smoothed(Metric m) const { return smooth_[index(m)]; }
+  const QVector<QPointF>& train_epochs(Metric m) const { return train_epoch_[index(m)]; }
+  const QVector<QPointF>& val_epochs(Metric m) const { return val_epoch_[index(m)]; }
+  qint64 steps() const { return static_cast<qint64>(raw_[0].size()); }
+  int epochs() const { return static_cast<int>(train_epoch_[0].size()); }
+
+  // Every step and epoch as CSV (one row per step; epoch columns filled at epoch ends).
+  QString to_csv() const;
+
+ private:
+  static int index(Metric m) { return static_cast<int>(m); }
+  double smoothing_;
+  QVector<QPointF> raw_[3], smooth_[3], train_epoch_[3], val_epoch_[3];
+  std::vector<DebiasedEma> ema_;
+  qint64 last_step_ = 0;
+};
+
+}  // namespace mirror::ui

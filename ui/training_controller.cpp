@@ -1,0 +1,76 @@
+#include "ui/training_controller.h"
+
+#include "mirror/util/error.h"
+
+namespace mirror::ui {
+
+namespace {
+// Runs on the training thread: emitting a signal of a GUI-thread object from here queues it.
+class SignalSink : public EventSink {
+ public:
+  explicit SignalSink(TrainingController* c) : c_(c) {}
+  void on_started(const RunStarted& e) override { Q_EMIT c_->started(e); }
+  void on_step(const StepMetrics& e) override { Q_EMIT c_->step(e); }
+  void on_epoch(const EpochMetrics& e) override { Q_EMIT c_->epoch(e); }
+  void on_finished(const RunFinished& e) override { Q_EMIT c_->finished(e); }
+
+ private:
+  TrainingController* c_;
+};
+}  // namespace
+
+void register_event_types() {
+  qRegisterMetaType<mirror::RunStarted>();
+  qRegisterMetaType<mirror::StepMetrics>();
+  qRegisterMetaType<mirror::EpochMetrics>();
+  qRegisterMetaType<mirror::RunFinished>();
+}
+
+TrainingController::TrainingController(QObject* parent) : QObject(parent) { register_event_types(); }
+
+TrainingController::~TrainingController() { stop_and_wait(); }
+
+void TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset> dataset) {
+  if (thread_ && thread_->isFinished()) stop_and_wait();  // ended, clean-up still queued
+  if (thread_) return;
+  control_ = std::make_shared<TrainControl>();
+  auto control = control_;
+  thread_ = QThread::create([this, control, config = std::move(config), dataset = std::move(dataset)]() mutable {
+    SignalSink sink(this);
+    try {
+      Trainer trainer(std::move(config), std::move(dataset));
+      trainer.run(sink, *control);
+    } catch (const std::exception& e) {
+      // Setting up failed (a config the panels could not foresee, out of memory): the run
+      // ends like any failed run, with a message the window shows.
+      RunFinished f;
+      f.status = RunStatus::kFailed;
+      f.message = describe_exception(e);
+      sink.on_finished(f);
+    }
+  });
+  thread_->setObjectName("trainer");
+  connect(thread_, &QThread::finished, thread_, &QObject::deleteLater);
+  connect(thread_, &QThread::finished, this, [this] { thread_ = nullptr; });
+  thread_->start();
+}
+
+void TrainingController::stop() {
+  if (control_) control_->stop = true;
+}
+
+void TrainingController::set_paused(bool paused) {
+  if (control_) control_->pause = paused;
+}
+
+bool TrainingController::paused() const { return control_ && control_->pause.load(); }
+
+void TrainingController::stop_and_wait() {
+  if (!thread_) return;
+  stop();
+  QThread* t = thread_;
+  t->wait();
+  thread_ = nullptr;
+}
+
+}  // namespace mirror::ui

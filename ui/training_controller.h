@@ -1,0 +1,52 @@
+#pragma once
+// Runs one training run on its own thread and turns the trainer's events into queued Qt signals.
+
+#include <QObject>
+#include <QPointer>
+#include <QThread>
+
+#include <atomic>
+#include <memory>
+
+#include "mirror/data/dataset.h"
+#include "mirror/train/config.h"
+#include "mirror/train/events.h"
+#include "mirror/train/trainer.h"
+#include "ui/event_types.h"
+
+
+namespace mirror::ui {
+
+// Registers the event structs with Qt's meta-type system; call once before connecting.
+void register_event_types();
+
+class TrainingController : public QObject {
+  Q_OBJECT
+ public:
+  explicit TrainingController(QObject* parent = nullptr);
+  // Stops a run in progress (within one step) and waits for its thread.
+  ~TrainingController() override;
+
+  // Starts a run on a new thread. Config errors surface as finished(kFailed, message). Does
+  // nothing when a run is in progress. GUI thread only.
+  void start(TrainConfig config, std::shared_ptr<const Dataset> dataset);
+  // Asks the run to stop after its current step. Thread-safe.
+  void stop();
+  void set_paused(bool paused);
+  bool paused() const;
+  bool running() const { return thread_ != nullptr; }
+  // Stops the run and blocks until its thread has ended.
+  void stop_and_wait();
+
+ Q_SIGNALS:
+  void started(const mirror::RunStarted& e);
+  void step(const mirror::StepMetrics& e);
+  void epoch(const mirror::EpochMetrics& e);
+  void finished(const mirror::RunFinished& e);
+
+ private:
+  std::shared_ptr<TrainControl> control_;
+  QPointer<QThread> thread_;
+};
+
+}  // namespace mirror::ui
