@@ -3,9 +3,12 @@
 
 #include <QMetaType>
 
+#include <vector>
+
 #include "mirror/train/events.h"
 
 Q_DECLARE_METATYPE(mirror::RunStarted)
 Q_DECLARE_METATYPE(mirror::StepMetrics)
+Q_DECLARE_METATYPE(std::vector<mirror::StepMetrics>)
 Q_DECLARE_METATYPE(mirror::EpochMetrics)
 Q_DECLARE_METATYPE(mirror::RunFinished)

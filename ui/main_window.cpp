@@ -114,7 +114,9 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   });
   connect(devices_, &DevicesPanel::changed, this, &MainWindow::update_train_enabled);
   connect(controller_, &TrainingController::started, this, &MainWindow::on_started);
-  connect(controller_, &TrainingController::step, this, &MainWindow::on_step);
+  connect(controller_, &TrainingController::steps, this, [this](const std::vector<StepMetrics>& batch) {
+    for (const auto& s : batch) on_step(s);
+  });
   connect(controller_, &TrainingController::epoch, this, &MainWindow::on_epoch);
   connect(controller_, &TrainingController::finished, this, &MainWindow::on_finished);
   // Charts redraw at most ~30 times a second, however fast events arrive.
@@ -265,6 +267,11 @@ void MainWindow::start_training() {
   c.devices = devices_->request();
   c.seed = training_->seed();
   c.strategy.deterministic = training_->deterministic();
+  start_run(std::move(c), dataset_->dataset());
+}
+
+void MainWindow::start_run(TrainConfig c, std::shared_ptr<const Dataset> dataset) {
+  if (running_) return;
   metrics_.clear();
   last_step_ = {};
   step_seconds_ema_ = 0;
@@ -274,7 +281,7 @@ void MainWindow::start_training() {
   update_train_enabled();
   status_->setText("Starting…");
   dirty_ = true;
-  controller_->start(std::move(c), dataset_->dataset());
+  controller_->start(std::move(c), std::move(dataset));
 }
 
 void MainWindow::on_started(const RunStarted& e) {
@@ -324,9 +331,19 @@ void MainWindow::show_error(const QString& message) {
 
 void MainWindow::redraw() {
   if (!dirty_) return;
+  // While a run is going, drawing competes with the replicas for the same cores: spend at most
+  // kDrawBudget of the wall time on it (at most ~30 frames a second, fewer when frames are
+  // expensive). Between runs, draw at once.
+  constexpr double kDrawBudget = 0.01;
+  if (running_ && since_draw_.isValid() && since_draw_.elapsed() < draw_cost_ms_ / kDrawBudget) return;
+  QElapsedTimer cost;
+  cost.start();
   dirty_ = false;
   for (auto* c : charts_) c->refresh(metrics_);
-  if (last_step_.global_step == 0) return;
+  if (last_step_.global_step == 0) {
+    since_draw_.restart();
+    return;
+  }
   replicas_->on_step(last_step_);
   const int64_t total = last_step_.steps_per_epoch * training_->epochs();
   const double eta = step_seconds_ema_ * static_cast<double>(std::max<int64_t>(0, total - last_step_.global_step));
@@ -335,6 +352,12 @@ void MainWindow::redraw() {
                          .arg(last_step_.epoch).arg(training_->epochs()).arg(last_step_.step).arg(last_step_.steps_per_epoch)
                          .arg(last_step_.samples_per_sec, 0, 'f', 0).arg(clock(eta)).arg(pause_->isChecked() ? " · paused" : ""));
   epoch_progress_->setValue(static_cast<int>(100 * last_step_.step / std::max<int64_t>(1, last_step_.steps_per_epoch)));
+  // The cost includes painting, which happens when the event loop next runs; approximate it by
+  // forcing the repaint here.
+  for (auto* c : charts_) c->viewport()->repaint();
+  const double ms = static_cast<double>(cost.nsecsElapsed()) / 1e6;
+  draw_cost_ms_ = draw_cost_ms_ == 0 ? ms : 0.8 * draw_cost_ms_ + 0.2 * ms;
+  since_draw_.restart();
 }
 
 void MainWindow::set_dark(bool dark) {

@@ -2,9 +2,11 @@
 // The workbench window: dataset, model, training and device panels on the left; live charts and
 // the replica view on the right; run controls in the toolbar; progress in the status bar.
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QTimer>
 
+#include "mirror/train/config.h"
 #include "mirror/train/events.h"
 #include "ui/event_types.h"
 #include "ui/run_metrics.h"
@@ -37,6 +39,9 @@ class MainWindow : public QMainWindow {
   void apply_preset(const QString& name);
   // Starts training with the panels' settings when they are valid.
   void start_training();
+  // Starts a run with a given config and dataset, as start_training() does with the panels'
+  // (benchmarks use it to run exactly the headless configuration).
+  void start_run(TrainConfig config, std::shared_ptr<const Dataset> dataset);
 
   // For tests and benchmarks.
   DatasetPanel* dataset_panel() const { return dataset_; }
@@ -106,6 +111,8 @@ class MainWindow : public QMainWindow {
   bool running_ = false;
   bool dirty_ = false;
   double step_seconds_ema_ = 0;
+  QElapsedTimer since_draw_;   // since the last chart redraw
+  double draw_cost_ms_ = 0;    // smoothed cost of one redraw
   QString preset_;
 };
 

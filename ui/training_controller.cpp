@@ -1,27 +1,49 @@
 #include "ui/training_controller.h"
 
+#include <QElapsedTimer>
+
 #include "mirror/util/error.h"
 
 namespace mirror::ui {
 
 namespace {
 // Runs on the training thread: emitting a signal of a GUI-thread object from here queues it.
+// Steps are batched: one queued signal per ~20 ms at most, flushed before every other event so
+// the order of events is kept.
 class SignalSink : public EventSink {
  public:
-  explicit SignalSink(TrainingController* c) : c_(c) {}
+  explicit SignalSink(TrainingController* c) : c_(c) { since_flush_.start(); }
   void on_started(const RunStarted& e) override { Q_EMIT c_->started(e); }
-  void on_step(const StepMetrics& e) override { Q_EMIT c_->step(e); }
-  void on_epoch(const EpochMetrics& e) override { Q_EMIT c_->epoch(e); }
-  void on_finished(const RunFinished& e) override { Q_EMIT c_->finished(e); }
+  void on_step(const StepMetrics& e) override {
+    pending_.push_back(e);
+    if (since_flush_.elapsed() >= kFlushMs) flush();
+  }
+  void on_epoch(const EpochMetrics& e) override {
+    flush();
+    Q_EMIT c_->epoch(e);
+  }
+  void on_finished(const RunFinished& e) override {
+    flush();
+    Q_EMIT c_->finished(e);
+  }
 
  private:
+  static constexpr qint64 kFlushMs = 20;
+  void flush() {
+    if (!pending_.empty()) Q_EMIT c_->steps(pending_);
+    pending_.clear();
+    since_flush_.restart();
+  }
   TrainingController* c_;
+  std::vector<StepMetrics> pending_;
+  QElapsedTimer since_flush_;
 };
 }  // namespace
 
 void register_event_types() {
   qRegisterMetaType<mirror::RunStarted>();
   qRegisterMetaType<mirror::StepMetrics>();
+  qRegisterMetaType<std::vector<mirror::StepMetrics>>();
   qRegisterMetaType<mirror::EpochMetrics>();
   qRegisterMetaType<mirror::RunFinished>();
 }

@@ -40,7 +40,9 @@ class TrainingController : public QObject {
 
  Q_SIGNALS:
   void started(const mirror::RunStarted& e);
-  void step(const mirror::StepMetrics& e);
+  // Steps arrive in batches (at most one batch every ~20 ms), so a fast run does not wake the
+  // GUI thread for every step.
+  void steps(const std::vector<mirror::StepMetrics>& batch);
   void epoch(const mirror::EpochMetrics& e);
   void finished(const mirror::RunFinished& e);
 
