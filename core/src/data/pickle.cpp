@@ -180,7 +180,8 @@ class Unpickler {
     }
   }
   void memo_put(uint64_t index) {
-    if (index > data_.size()) fail(fmt::format("memo index {} out of range", index));
+    // Each entry costs at least one opcode byte, which bounds the memo by the data's size.
+    if (memo_.size() > data_.size()) fail("more memo entries than the pickle has bytes");
     memo_[index] = top();
   }
   void memo_get(uint64_t index) {
