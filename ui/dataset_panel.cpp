@@ -71,6 +71,12 @@ DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent) {
   num_words_->setSpecialValueText("all");
   num_words_->setToolTip("Reuters/IMDB: keep only the most frequent words (load_data's num_words).");
   form->addRow("Vocabulary", num_words_);
+  validation_ = new QSpinBox;
+  validation_->setRange(1, 90);
+  validation_->setValue(20);
+  validation_->setSuffix(" %");
+  validation_->setToolTip("Reuters: the share of newswires held out for validation (load_data's test_split).");
+  form->addRow("Validation split", validation_);
   seed_ = new QSpinBox;
   seed_->setRange(0, 1'000'000);
   seed_->setValue(42);
@@ -129,6 +135,7 @@ void DatasetPanel::update_option_visibility() {
   const bool synthetic = n == "synthetic-text" || n == "spirals" || n == "blobs" || n == "xor" || n == "circles";
   seq_len_->setEnabled(keras);
   num_words_->setEnabled(keras);
+  validation_->setEnabled(n == "reuters");
   train_size_->setEnabled(synthetic);
   seed_->setEnabled(synthetic);
   dir_->setEnabled(!synthetic);
@@ -142,6 +149,7 @@ DatasetOptions DatasetPanel::options() const {
   o.sequence_length = seq_len_->value();
   o.num_words = num_words_->value();
   o.seed = static_cast<uint64_t>(seed_->value());
+  if (o.name == "reuters") o.test_split = validation_->value() / 100.0;
   return o;
 }
 

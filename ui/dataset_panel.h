@@ -59,6 +59,7 @@ class DatasetPanel : public QWidget {
   QSpinBox* seq_len_;
   QSpinBox* num_words_;
   QSpinBox* seed_;
+  QSpinBox* validation_;
   QLabel* summary_;
   QProgressBar* progress_;
   QTableWidget* classes_;

@@ -74,7 +74,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   charts_[0] = new MetricChart(Metric::kLoss, "Loss");
   charts_[1] = new MetricChart(Metric::kAccuracy, "Accuracy");
-  charts_[2] = new MetricChart(Metric::kTopK, "Top-k accuracy");
+  charts_[2] = new MetricChart(Metric::kTopK, "Top-5 accuracy");
   replicas_ = new ReplicaView;
   auto* chart_split = new QSplitter(Qt::Vertical);
   for (auto* c : charts_) chart_split->addWidget(c);
@@ -175,7 +175,7 @@ void MainWindow::build_actions() {
   });
   recent_ = file->addMenu("Recent datasets");
   file->addSeparator();
-  file->addAction("Export charts as PNG…", this, &MainWindow::export_charts);
+  file->addAction("Export charts (PNG and SVG)…", this, &MainWindow::export_charts);
   file->addAction("Export metrics as CSV…", this, &MainWindow::export_csv);
   file->addSeparator();
   file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
@@ -377,8 +377,9 @@ void MainWindow::export_charts() {
   if (dir.isEmpty()) return;
   const char* names[] = {"loss", "accuracy", "top_k_accuracy"};
   for (int i = 0; i < 3; ++i)
-    if (!charts_[i]->export_png(QDir(dir).filePath(QString("%1.png").arg(names[i]))))
-      QMessageBox::warning(this, "Export failed", QString("Cannot write %1.png in %2").arg(names[i], dir));
+    if (!charts_[i]->export_png(QDir(dir).filePath(QString("%1.png").arg(names[i]))) ||
+        !charts_[i]->export_svg(QDir(dir).filePath(QString("%1.svg").arg(names[i]))))
+      QMessageBox::warning(this, "Export failed", QString("Cannot write %1.png/.svg in %2").arg(names[i], dir));
 }
 
 void MainWindow::export_csv() {

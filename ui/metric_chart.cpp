@@ -4,7 +4,9 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QPainter>
 #include <QScatterSeries>
+#include <QSvgGenerator>
 #include <QToolTip>
 #include <QValueAxis>
 
@@ -138,6 +140,18 @@ void MetricChart::refresh(const RunMetrics& m) {
 }
 
 bool MetricChart::export_png(const QString& path) { return grab().save(path, "PNG"); }
+
+bool MetricChart::export_svg(const QString& path) {
+  QSvgGenerator svg;
+  svg.setFileName(path);
+  svg.setSize(size());
+  svg.setViewBox(rect());
+  svg.setTitle(chart()->title());
+  QPainter painter;
+  if (!painter.begin(&svg)) return false;
+  render(&painter);
+  return painter.end();
+}
 
 qsizetype MetricChart::plotted_points() const { return raw_->count(); }
 

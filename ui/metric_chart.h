@@ -27,6 +27,8 @@ class MetricChart : public QChartView {
   void set_dark(bool dark);
   // Writes the chart as PNG; returns false when the file cannot be written.
   bool export_png(const QString& path);
+  // Writes the chart as SVG (vector, for papers and slides); false when it cannot be written.
+  bool export_svg(const QString& path);
   Metric metric() const { return metric_; }
   // Points currently plotted in the raw training series (for tests).
   qsizetype plotted_points() const;

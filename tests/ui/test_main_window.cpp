@@ -161,6 +161,45 @@ class MainWindowTest : public QObject {
     QVERIFY2(t.elapsed() < 5000, "closing must not hang");
   }
 
+  void pauseHoldsTheRunUntilResumed() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 500);
+    if (QTest::currentTestFailed()) return;
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 3, 30000);
+    w->pause_action()->setChecked(true);
+    QTest::qWait(300);  // the step in flight lands
+    const qint64 held = w->metrics().steps();
+    QTest::qWait(500);
+    QCOMPARE(w->metrics().steps(), held);
+    w->pause_action()->setChecked(false);
+    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > held, 10000);
+    w->stop_action()->trigger();
+    QVERIFY(done.wait(10000));
+  }
+
+  void chartsExportAsPngSvgAndCsv() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 1);
+    if (QTest::currentTestFailed()) return;
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    QVERIFY(done.wait(60000));
+    QTemporaryDir dir;
+    auto* chart = w->chart(Metric::kLoss);
+    QTRY_VERIFY(chart->plotted_points() > 0);
+    QVERIFY(chart->export_png(dir.filePath("loss.png")));
+    QVERIFY(chart->export_svg(dir.filePath("loss.svg")));
+    QVERIFY(QImage(dir.filePath("loss.png")).width() > 100);
+    QFile svg(dir.filePath("loss.svg"));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().contains("<svg"));
+    const QString csv = w->metrics().to_csv();
+    QCOMPARE(csv.count('\n'), 1 + 32);  // header + one row per step
+    QVERIFY(csv.startsWith("step,loss,accuracy"));
+  }
+
   void smoothingIsDebiasedAndDecimationKeepsExtremes() {
     DebiasedEma ema(0.9);
     QCOMPARE(ema.add(5.0), 5.0);  // no pull towards zero at the start

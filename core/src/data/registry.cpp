@@ -59,6 +59,7 @@ std::shared_ptr<const Dataset> load_dataset(const DatasetOptions& o) {
     if (o.num_words > 0) k.load.num_words = o.num_words;
     k.load.skip_top = o.skip_top;
     if (o.maxlen > 0) k.load.maxlen = o.maxlen;
+    if (o.test_split >= 0) k.load.test_split = o.test_split;
     if (o.min_wires_per_topic > 0) k.min_wires_per_topic = static_cast<int>(o.min_wires_per_topic);
     k.pad.maxlen = o.sequence_length > 0 ? o.sequence_length : (o.name == "reuters" ? 300 : 500);
     if (const char* origin = std::getenv("MIRROR_KERAS_ORIGIN")) k.origin = origin;

@@ -25,6 +25,7 @@ struct DatasetOptions {
   int64_t maxlen = 0;
   int64_t sequence_length = 0;
   int64_t min_wires_per_topic = 0;  // raw Reuters SGML; 0: Keras' 15
+  double test_split = -1;           // Reuters: load_data's test_split (the validation share); <0: 0.2
 };
 
 struct DatasetDescription {
