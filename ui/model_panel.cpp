@@ -229,10 +229,8 @@ void ModelPanel::rebuild_from_table() {
       row_errors[static_cast<size_t>(r)] = QString::fromStdString(e.what()).replace("model layer 1", "this layer");
     }
   }
-  if (parse_ok_ && !layers.empty()) {
-    ModelSpec s = model_from_json({{"name", spec_.name}, {"layers", layers}, {"initializer", spec_.initializer}});
-    spec_ = s;
-  }
+  if (parse_ok_ && layers.empty()) spec_.layers.clear();  // analysis then says "no layers"
+  else if (parse_ok_) spec_.layers = model_from_json({{"layers", layers}}).layers;
   analyse();
   updating_ = true;
   for (int r = 0; r < table_->rowCount(); ++r)
