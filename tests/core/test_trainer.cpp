@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "mirror/data/registry.h"
 #include "mirror/data/synthetic.h"
 #include "mirror/model/presets.h"
+#include "mirror/runs/checkpoint.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
 
@@ -158,4 +162,69 @@ TEST(Trainer, ImpossibleConfigsAreRejectedBeforeTraining) {
   c = blobs_config(2);
   c.model = find_preset("seed-reuters").model;  // a text model on 2-D points
   EXPECT_NE(config_error(c).find("does not fit dataset 'blobs'"), std::string::npos);
+}
+
+namespace {
+// Losses of every step and the final parameters of a run on blobs with dropout (so the dropout
+// streams must be restored too).
+struct Trace {
+  std::vector<std::pair<int64_t, double>> losses;  // (global step, loss)
+  torch::Tensor params;
+  RunFinished fin;
+};
+
+Trace run_blobs(const std::string& checkpoint_dir, int64_t max_steps, const std::string& resume_from) {
+  TrainConfig c = blobs_config(2);
+  c.strategy.deterministic = true;
+  LayerSpec drop;
+  drop.kind = LayerKind::kDropout;
+  drop.rate = 0.3;
+  c.model.layers.insert(c.model.layers.begin() + 1, drop);
+  c.max_steps = max_steps;
+  c.checkpoints.dir = checkpoint_dir;
+  c.checkpoints.every_steps = 5;
+  c.checkpoints.resume_from = resume_from;
+  Trainer t(c, blobs());
+  Recorder rec;
+  TrainControl control;
+  Trace trace;
+  trace.fin = t.run(rec, control);
+  for (const auto& s : rec.steps) trace.losses.emplace_back(s.global_step, s.loss);
+  trace.params = t.strategy().replica_parameters(1).clone();
+  return trace;
+}
+}  // namespace
+
+TEST(Trainer, ResumedRunContinuesWithExactlyTheUninterruptedNumbers) {
+  const auto dir = std::filesystem::temp_directory_path() / ("mirror-resume-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const Trace whole = run_blobs("", 0, "");
+  ASSERT_EQ(whole.fin.status, RunStatus::kFinished) << whole.fin.message;
+  ASSERT_EQ(whole.losses.size(), 36u);
+  // Stop at step 17, mid-epoch 2 (12 steps per epoch), then resume from its checkpoint.
+  const Trace first = run_blobs(dir.string(), 17, "");
+  ASSERT_EQ(first.fin.steps, 17);
+  const auto resumed = run_blobs(dir.string(), 0, (dir / "ckpt-17.pt").string());
+  ASSERT_EQ(resumed.fin.status, RunStatus::kFinished) << resumed.fin.message;
+  ASSERT_EQ(resumed.losses.size(), 36u - 17u);
+  for (size_t i = 0; i < resumed.losses.size(); ++i) {
+    EXPECT_EQ(resumed.losses[i].first, whole.losses[17 + i].first);
+    EXPECT_EQ(resumed.losses[i].second, whole.losses[17 + i].second) << "step " << resumed.losses[i].first;  // bit for bit
+  }
+  EXPECT_TRUE(torch::equal(resumed.params, whole.params));
+  EXPECT_EQ(resumed.fin.param_l2_norm, whole.fin.param_l2_norm);
+  // Checkpoints were pruned to the newest three, and the best one kept apart.
+  EXPECT_LE(list_checkpoints(dir.string()).size(), 3u);
+  EXPECT_TRUE(std::filesystem::exists(dir / "best.pt"));
+  // A damaged checkpoint is refused with the file's name.
+  const auto bad = (dir / "broken.pt").string();
+  std::filesystem::copy_file(dir / "best.pt", bad);
+  std::filesystem::resize_file(bad, std::filesystem::file_size(bad) / 2);
+  try {
+    read_checkpoint(bad);
+    FAIL() << "a truncated checkpoint must not load";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("broken.pt"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }

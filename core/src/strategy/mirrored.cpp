@@ -26,6 +26,7 @@ struct Replica {
   torch::Tensor flat_grads;   // every parameter's .grad is a view into this buffer
   std::vector<torch::Tensor> reduce_list;  // {flat_grads}, handed to the communicator
   std::unique_ptr<Optimizer> optimizer;
+  at::Generator dropout_rng;
   StepResult result;
   ReplicaTiming timing;
 };
@@ -116,8 +117,8 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
       auto rep = std::make_unique<Replica>();
       rep->device = torch_device(devices_[static_cast<size_t>(r)]);
       // Each replica drops out with its own stream, derived from the run's seed.
-      auto gen = at::make_generator<at::CPUGeneratorImpl>(seed * 1000003ull + static_cast<uint64_t>(r) + 1);
-      rep->model = build_model(model, gen);
+      rep->dropout_rng = at::make_generator<at::CPUGeneratorImpl>(seed * 1000003ull + static_cast<uint64_t>(r) + 1);
+      rep->model = build_model(model, rep->dropout_rng);
       rep->model->to(rep->device);
       flatten_parameters(*rep);
       replicas_.push_back(std::move(rep));
@@ -146,6 +147,34 @@ torch::Tensor MirroredStrategy::replica_parameters(int replica) {
 double MirroredStrategy::parameter_l2_norm() const {
   torch::NoGradGuard no_grad;
   return replicas_[0]->flat_params.to(torch::kFloat64).norm().item<double>();
+}
+
+StrategyState MirroredStrategy::state() const {
+  torch::NoGradGuard no_grad;
+  StrategyState s;
+  s.params = replicas_[0]->flat_params.to(torch::kCPU).clone();
+  for (const auto& [name, t] : replicas_[0]->optimizer->slots()) s.optimizer_slots.emplace_back(name, t.to(torch::kCPU).clone());
+  s.optimizer_iterations = replicas_[0]->optimizer->iterations();
+  for (const auto& rep : replicas_) s.dropout_rng.push_back(rep->dropout_rng.get_state());
+  s.steps = steps_;
+  return s;
+}
+
+void MirroredStrategy::restore(const StrategyState& s) {
+  torch::NoGradGuard no_grad;
+  if (!s.params.defined() || s.params.numel() != num_parameters())
+    throw DataError(fmt::format("the checkpoint holds {} parameters but this model has {}",
+                                s.params.defined() ? s.params.numel() : 0, num_parameters()));
+  if (s.dropout_rng.size() != replicas_.size())
+    throw DataError(fmt::format("the checkpoint was written by {} replicas, this run has {}; resume with the same "
+                                "--devices and --logical", s.dropout_rng.size(), replicas_.size()));
+  for (size_t r = 0; r < replicas_.size(); ++r) {
+    auto& rep = *replicas_[r];
+    rep.flat_params.copy_(s.params);
+    rep.optimizer->load_slots(s.optimizer_slots, s.optimizer_iterations);
+    rep.dropout_rng.set_state(s.dropout_rng[r]);
+  }
+  steps_ = s.steps;
 }
 
 void MirroredStrategy::run_replicas(const std::function<void(int)>& job) {

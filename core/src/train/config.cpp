@@ -53,7 +53,52 @@ nlohmann::json to_json(const TrainConfig& c) {
       {"communicator", communicator_name(c.strategy.communicator)},
       {"sync_check_every", c.strategy.sync_check_every},
       {"top_k", c.strategy.top_k},
+      {"checkpoint_every_steps", c.checkpoints.every_steps},
+      {"checkpoint_keep_last", c.checkpoints.keep_last},
   };
+}
+
+TrainConfig config_from_json(const nlohmann::json& j) {
+  try {
+    TrainConfig c;
+    c.preset = j.value("preset", "");
+    c.model = model_from_json(j.at("model"));
+    const auto& d = j.at("dataset");
+    c.dataset.name = d.at("name").get<std::string>();
+    c.dataset.data_dir = d.value("data_dir", "");
+    c.dataset.seed = d.value("seed", uint64_t{42});
+    c.dataset.num_words = d.value("num_words", int64_t{0});
+    c.dataset.skip_top = d.value("skip_top", int64_t{0});
+    c.dataset.maxlen = d.value("maxlen", int64_t{0});
+    c.dataset.sequence_length = d.value("sequence_length", int64_t{0});
+    const auto& o = j.at("optimizer");
+    c.optimizer.name = o.at("name").get<std::string>();
+    c.optimizer.learning_rate = o.value("learning_rate", 0.0);
+    c.optimizer.epsilon = o.value("epsilon", 1e-7);
+    c.optimizer.momentum = o.value("momentum", 0.0);
+    c.optimizer.nesterov = o.value("nesterov", false);
+    c.optimizer.beta1 = o.value("beta1", 0.9);
+    c.optimizer.beta2 = o.value("beta2", 0.999);
+    c.optimizer.rho = o.value("rho", 0.9);
+    if (c.optimizer.name == "adamw") c.optimizer.weight_decay = o.value("weight_decay", -1.0);
+    c.batch_size = j.at("batch_size").get<int64_t>();
+    c.epochs = j.at("epochs").get<int>();
+    c.max_steps = j.value("max_steps", int64_t{0});
+    const auto& dev = j.at("devices");
+    c.devices.devices = dev.at("devices").get<std::string>();
+    c.devices.logical = dev.at("logical").get<int>();
+    c.devices.memory_limit_mib = dev.value("memory_limit_mib", int64_t{0});
+    c.seed = j.at("seed").get<uint64_t>();
+    c.strategy.deterministic = j.value("deterministic", false);
+    c.strategy.communicator = parse_communicator(j.value("communicator", "auto"));
+    c.strategy.sync_check_every = j.value("sync_check_every", 100);
+    c.strategy.top_k = j.value("top_k", 5);
+    c.checkpoints.every_steps = j.value("checkpoint_every_steps", int64_t{0});
+    c.checkpoints.keep_last = j.value("checkpoint_keep_last", 3);
+    return c;
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(fmt::format("run configuration: {}", e.what()));
+  }
 }
 
 }  // namespace mirror

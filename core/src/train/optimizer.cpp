@@ -56,6 +56,19 @@ nlohmann::json to_json(const OptimizerConfig& c) {
   return j;
 }
 
+void Optimizer::load_slots(const std::vector<std::pair<std::string, torch::Tensor>>& saved, int64_t iterations) {
+  torch::NoGradGuard no_grad;
+  for (auto& [name, mine] : slots()) {
+    const auto it = std::find_if(saved.begin(), saved.end(), [&](const auto& s) { return s.first == name; });
+    if (it == saved.end()) throw DataError(fmt::format("checkpoint has no optimizer slot '{}'", name));
+    if (it->second.sizes() != mine.sizes())
+      throw DataError(fmt::format("checkpoint's optimizer slot '{}' has {} values, this model needs {}", name,
+                                  it->second.numel(), mine.numel()));
+    mine.copy_(it->second);  // slots() hands out the optimizer's own tensors
+  }
+  iterations_ = iterations;
+}
+
 namespace {
 // Keras SGD: velocity = momentum * velocity - lr * g; var += velocity
 // (Nesterov: var += momentum * velocity - lr * g, with the updated velocity).
@@ -170,6 +183,11 @@ class Nadam : public Optimizer {
   }
   std::vector<std::pair<std::string, torch::Tensor>> slots() const override {
     return {{"m", m_}, {"v", v_}, {"u_product", torch::tensor(u_product_, torch::kFloat64)}};
+  }
+  void load_slots(const std::vector<std::pair<std::string, torch::Tensor>>& saved, int64_t iterations) override {
+    Optimizer::load_slots(saved, iterations);
+    for (const auto& [name, t] : saved)
+      if (name == "u_product") u_product_ = t.item<double>();
   }
 
  private:

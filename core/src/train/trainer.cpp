@@ -4,9 +4,11 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <thread>
 
+#include "mirror/runs/checkpoint.h"
 #include "mirror/strategy/shard_plan.h"
 #include "mirror/train/metrics.h"
 #include "mirror/util/error.h"
@@ -56,6 +58,26 @@ RunFinished Trainer::run(EventSink& sink, TrainControl& control) {
   double train_seconds = 0;
   int64_t train_samples = 0;
   try {
+    const auto& ck = config_.checkpoints;
+    TrainPosition resume;
+    if (!ck.resume_from.empty()) {
+      const Checkpoint c = read_checkpoint(ck.resume_from);
+      strategy_->restore(c.state);
+      resume = c.position;
+      fin.steps = resume.global_step;
+      fin.epochs_completed = resume.epoch - 1;
+      train_seconds = resume.train_seconds;
+      train_samples = resume.train_samples;
+    }
+    double best_val = resume.best_val_accuracy;
+    auto save = [&](const TrainPosition& p, bool best) {
+      if (ck.dir.empty()) return;
+      std::filesystem::create_directories(ck.dir);
+      const Checkpoint c{strategy_->state(), p};
+      write_checkpoint((std::filesystem::path(ck.dir) / fmt::format("ckpt-{}.pt", p.global_step)).string(), c);
+      prune_checkpoints(ck.dir, ck.keep_last);
+      if (best) write_checkpoint((std::filesystem::path(ck.dir) / "best.pt").string(), c);
+    };
     const int64_t n_train = dataset_->size(Split::kTrain);
     const int64_t n_val = dataset_->size(Split::kValidation);
     const int64_t batch = config_.batch_size;
@@ -79,17 +101,40 @@ RunFinished Trainer::run(EventSink& sink, TrainControl& control) {
     sink.on_started(started);
 
     bool done = false;
-    for (int epoch = 1; epoch <= config_.epochs && !done; ++epoch) {
+    if (config_.max_steps > 0 && fin.steps >= config_.max_steps) done = true;
+    for (int epoch = std::max(1, resume.epoch); epoch <= config_.epochs && !done; ++epoch) {
       // The data order depends on the seed and the epoch only, never on the replica count.
       Rng rng(config_.seed, static_cast<uint64_t>(epoch));
       const std::vector<int64_t> order = rng.permutation(n_train);
       MetricSums train_sums;
       double epoch_seconds = 0;
       int64_t steps_done = 0;
-      for (int64_t s = 0; s < steps_per_epoch; ++s) {
+      if (epoch == resume.epoch && resume.step_in_epoch > 0) {  // continue an epoch half done
+        train_sums = MetricSums::from(resume.epoch_loss_sum, resume.epoch_samples, resume.epoch_correct,
+                                      resume.epoch_top_k_correct);
+        epoch_seconds = resume.epoch_seconds;
+        steps_done = resume.step_in_epoch;
+      }
+      auto position = [&](int64_t next_step) {
+        TrainPosition p;
+        p.epoch = epoch;
+        p.step_in_epoch = next_step;
+        p.global_step = fin.steps;
+        p.epoch_loss_sum = train_sums.loss_sum();
+        p.epoch_samples = train_sums.samples();
+        p.epoch_correct = train_sums.correct();
+        p.epoch_top_k_correct = train_sums.top_k_correct();
+        p.epoch_seconds = epoch_seconds;
+        p.train_seconds = train_seconds;
+        p.train_samples = train_samples;
+        p.best_val_accuracy = best_val;
+        return p;
+      };
+      for (int64_t s = steps_done; s < steps_per_epoch; ++s) {
         if (should_stop(control)) {
           fin.status = RunStatus::kStopped;
           fin.message = fmt::format("stopped at epoch {}, step {}", epoch, s);
+          save(position(s), false);  // resume continues exactly here
           done = true;
           break;
         }
@@ -123,8 +168,10 @@ RunFinished Trainer::run(EventSink& sink, TrainControl& control) {
               "(now {}) or check the data for extreme values",
               std::isnan(m.loss) ? "NaN" : "infinite", epoch, s + 1, config_.optimizer.effective_learning_rate()));
         sink.on_step(m);
+        if (ck.every_steps > 0 && fin.steps % ck.every_steps == 0 && s + 1 < steps_per_epoch) save(position(s + 1), false);
         if (config_.max_steps > 0 && fin.steps >= config_.max_steps) {
           fin.message = fmt::format("reached the step limit ({})", config_.max_steps);
+          if (s + 1 < steps_per_epoch) save(position(s + 1), false);
           done = true;
           break;
         }
@@ -153,7 +200,18 @@ RunFinished Trainer::run(EventSink& sink, TrainControl& control) {
         }
       }
       sink.on_epoch(em);
-      fin.epochs_completed = epoch;
+      if (steps_done == steps_per_epoch) {
+        fin.epochs_completed = epoch;
+        const bool best = em.has_validation && em.val_accuracy > best_val;
+        if (best) best_val = em.val_accuracy;
+        TrainPosition next = position(0);
+        next.epoch = epoch + 1;
+        next.epoch_loss_sum = 0;
+        next.epoch_samples = next.epoch_correct = next.epoch_top_k_correct = 0;
+        next.epoch_seconds = 0;
+        next.best_val_accuracy = best_val;
+        save(next, best);
+      }
     }
     if (control.stop.load() && fin.status == RunStatus::kFinished) {
       fin.status = RunStatus::kStopped;

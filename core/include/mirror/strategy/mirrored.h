@@ -43,6 +43,16 @@ struct StepResult {
   std::vector<ReplicaTiming> replicas;  // train steps only
 };
 
+// The replicas' training state as plain tensors: what a checkpoint holds. All replicas share
+// parameters and optimizer slots (they are mirrored); dropout streams are per replica.
+struct StrategyState {
+  torch::Tensor params;  // flat, float32, CPU
+  std::vector<std::pair<std::string, torch::Tensor>> optimizer_slots;
+  int64_t optimizer_iterations = 0;
+  std::vector<torch::Tensor> dropout_rng;  // one generator state per replica
+  int64_t steps = 0;
+};
+
 class ReplicaPool;
 struct Replica;
 
@@ -77,6 +87,12 @@ class MirroredStrategy {
   // Replica `r`'s parameters as one flat float32 tensor that aliases the model's weights:
   // writing to it changes that replica (checkpoints and tests use this).
   torch::Tensor replica_parameters(int replica);
+  // A copy of the training state (replica 0's parameters and slots, every replica's dropout
+  // stream). Call between steps.
+  StrategyState state() const;
+  // Puts a saved state on every replica. Throws DataError when it does not fit this model
+  // (parameter count, optimizer kind, replica count for the dropout streams).
+  void restore(const StrategyState& state);
   // L2 norm of all parameters of replica 0, computed in double precision.
   double parameter_l2_norm() const;
 

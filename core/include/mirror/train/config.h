@@ -14,6 +14,14 @@
 
 namespace mirror {
 
+// Where and how often a run saves checkpoints, and which one it resumes from.
+struct CheckpointOptions {
+  std::string dir;           // empty: no checkpoints
+  int64_t every_steps = 0;   // also every N steps; 0: at epoch ends (and on stop) only
+  int keep_last = 3;         // step checkpoints kept; best.pt (best validation accuracy) is kept apart
+  std::string resume_from;   // a checkpoint file to continue from; empty: start fresh
+};
+
 struct TrainConfig {
   std::string preset;          // informational: the preset the config started from, if any
   ModelSpec model;
@@ -26,6 +34,7 @@ struct TrainConfig {
   DeviceRequest devices;
   uint64_t seed = 42;
   MirroredOptions strategy;
+  CheckpointOptions checkpoints;
 
   // Throws ConfigError naming the first impossible value (batch size, epochs, ...).
   void validate() const;
@@ -36,5 +45,7 @@ struct TrainConfig {
 TrainConfig config_from_preset(const std::string& preset);
 
 nlohmann::json to_json(const TrainConfig& config);
+// The inverse of to_json, for resuming a recorded run. Throws ConfigError on a malformed document.
+TrainConfig config_from_json(const nlohmann::json& j);
 
 }  // namespace mirror

@@ -52,6 +52,9 @@ class Optimizer {
   int64_t iterations() const { return iterations_; }
   // Named slot tensors and scalars, for checkpoints and tests.
   virtual std::vector<std::pair<std::string, torch::Tensor>> slots() const = 0;
+  // Restores slots saved from an optimizer of the same kind and size, and the step count.
+  // Throws DataError naming a missing or mis-shaped slot.
+  virtual void load_slots(const std::vector<std::pair<std::string, torch::Tensor>>& saved, int64_t iterations);
 
  protected:
   int64_t iterations_ = 0;
