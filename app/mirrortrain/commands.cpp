@@ -7,12 +7,15 @@
 #include <csignal>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "mirror/data/keras_datasets.h"
+#include "mirror/data/preview.h"
 #include "mirror/data/registry.h"
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
+#include "mirror/runs/checkpoint.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/strategy/device.h"
 #include "mirror/train/trainer.h"
@@ -93,19 +96,15 @@ int run_inspect(const ModelArgs& args, int samples) {
       fmt::print("  {:>3} {:<16} {:>6} / {}\n", k,
                  k < static_cast<int64_t>(info.class_names.size()) ? info.class_names[static_cast<size_t>(k)] : "",
                  train_counts[static_cast<size_t>(k)], val_counts[static_cast<size_t>(k)]);
-    const int64_t n = std::min<int64_t>(samples, data->size(Split::kTrain));
-    for (int64_t i = 0; i < n; ++i) {
-      const auto b = data->slice(Split::kTrain, i, i + 1);
-      const int64_t label = b.y[0].item<int64_t>();
-      std::string text;
-      if (info.kind == InputKind::kTokens) {
-        auto row = b.x[0].contiguous();
-        std::vector<int64_t> ids(row.data_ptr<int64_t>(), row.data_ptr<int64_t>() + row.numel());
-        text = info.vocabulary ? decode_tokens(info, ids) : fmt::format("{} non-padding ids", std::count_if(ids.begin(), ids.end(), [](int64_t v) { return v != 0; }));
+    for (const auto& p : preview_examples(*data, Split::kTrain, samples)) {
+      std::string text = p.text;
+      if (text.empty())  // dense inputs: the first few values
+        for (size_t k = 0; k < std::min<size_t>(p.values.size(), 8); ++k) text += fmt::format("{:.3g} ", p.values[k]);
+      if (text.size() > 600) {
+        text.resize(600);
+        text += " ...";
       }
-      fmt::print("example {} label {} {}: {}\n", i, label,
-                 label < static_cast<int64_t>(info.class_names.size()) ? info.class_names[static_cast<size_t>(label)] : "",
-                 text.size() > 600 ? text.substr(0, 600) + " ..." : text);
+      fmt::print("example {} label {} {}: {}\n", p.index, p.label, p.label_name, text);
     }
     return kExitOk;
   } catch (const ConfigError& e) {
@@ -115,11 +114,34 @@ int run_inspect(const ModelArgs& args, int samples) {
   }
 }
 
+namespace {
+// `train --resume DIR`: the recorded config, its newest checkpoint, and the run continued in DIR.
+void resume_run(const TrainArgs& args, std::unique_ptr<Trainer>& trainer, std::unique_ptr<RunWriter>& writer) {
+  const std::string dir = args.resume;
+  TrainConfig c = config_from_json(RunWriter::read_run_json(dir).at("config"));
+  if (args.epochs) c.epochs = *args.epochs;
+  if (args.max_steps > 0) c.max_steps = args.max_steps;
+  c.checkpoints.dir = (std::filesystem::path(dir) / "checkpoints").string();
+  const auto checkpoints = list_checkpoints(c.checkpoints.dir);
+  if (checkpoints.empty())
+    throw ConfigError(fmt::format("{}: no checkpoint to resume from (checkpoints/ is empty)", dir));
+  c.checkpoints.resume_from = checkpoints.back();
+  const int64_t from_step = read_checkpoint(c.checkpoints.resume_from).position.global_step;
+  c.validate();
+  trainer = std::make_unique<Trainer>(c, load_dataset(c.dataset));
+  writer = RunWriter::resume(dir, from_step);
+  if (!args.json) fmt::print("Resuming {} from step {} ({})\n", dir, from_step, c.checkpoints.resume_from);
+}
+}  // namespace
+
 int run_train(const TrainArgs& args) {
   TrainControl control;
   std::unique_ptr<Trainer> trainer;
   std::unique_ptr<RunWriter> writer;
   try {
+    if (!args.resume.empty()) {
+      resume_run(args, trainer, writer);
+    } else {
     TrainConfig c = base_config(args.model);
     if (args.epochs) c.epochs = *args.epochs;
     if (args.batch_size) c.batch_size = *args.batch_size;
@@ -142,10 +164,15 @@ int run_train(const TrainArgs& args) {
     c.strategy.intra_op_threads = args.threads;
     c.strategy.deterministic = args.deterministic;
     c.strategy.top_k = args.top_k;
+    if (!args.run_dir.empty()) {
+      c.checkpoints.dir = (std::filesystem::path(args.run_dir) / "checkpoints").string();
+      c.checkpoints.every_steps = args.checkpoint_every;
+    }
     c.validate();
     auto data = load_dataset(c.dataset);
     trainer = std::make_unique<Trainer>(c, data);
     if (!args.run_dir.empty()) writer = std::make_unique<RunWriter>(args.run_dir, to_json(c));
+    }
   } catch (const ConfigError& e) {
     return config_error(e);
   } catch (const DataError& e) {

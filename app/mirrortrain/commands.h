@@ -48,6 +48,8 @@ struct TrainArgs {
   int threads = 0;
   bool deterministic = false;
   int top_k = 5;
+  int64_t checkpoint_every = 0;  // with --run-dir: also every N steps (epoch ends always)
+  std::string resume;            // a run directory to continue
 };
 
 int run_train(const TrainArgs& args);

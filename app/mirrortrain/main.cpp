@@ -55,6 +55,12 @@ int main(int argc, char** argv) {
   train->add_option("--threads", t.threads, "Intra-op threads per replica (0: cores / replicas)");
   train->add_flag("--deterministic", t.deterministic, "Deterministic algorithms only: same seed, same numbers");
   train->add_option("--top-k", t.top_k, "k of the top-k accuracy")->capture_default_str();
+  train->add_option("--checkpoint-every", t.checkpoint_every,
+                    "With --run-dir: also checkpoint every N steps (always at epoch ends and on stop)")
+      ->check(CLI::NonNegativeNumber);
+  train->add_option("--resume", t.resume,
+                    "Continue the run recorded in this directory from its newest checkpoint (--epochs and "
+                    "--max-steps may extend it)");
 
   ModelArgs s;
   auto* summary = app.add_subcommand("summary", "Print the Keras-style summary of a model on a dataset");

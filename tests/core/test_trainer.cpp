@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 #include <unistd.h>
 
@@ -227,4 +228,25 @@ TEST(Trainer, ResumedRunContinuesWithExactlyTheUninterruptedNumbers) {
     EXPECT_NE(std::string(e.what()).find("broken.pt"), std::string::npos) << e.what();
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST(TrainConfig, JsonRoundTripKeepsEverythingARunNeeds) {
+  TrainConfig c = config_from_preset("seed-reuters");
+  c.dataset.name = "synthetic-text";
+  c.dataset.train_size = 123;
+  c.dataset.val_size = 45;
+  c.dataset.num_words = 1000;
+  c.optimizer.name = "sgd";
+  c.optimizer.momentum = 0.5;
+  c.optimizer.nesterov = true;
+  c.devices.logical = 3;
+  c.seed = 77;
+  c.max_steps = 9;
+  c.strategy.deterministic = true;
+  c.strategy.intra_op_threads = 1;
+  const TrainConfig back = config_from_json(nlohmann::json::parse(to_json(c).dump()));
+  EXPECT_EQ(to_json(back), to_json(c));
+  EXPECT_EQ(back.dataset.train_size, 123);
+  EXPECT_EQ(back.model.initializer, "keras");
+  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"model": {}})")), ConfigError);
 }

@@ -55,6 +55,33 @@ RunWriter::RunWriter(std::string dir, nlohmann::json config) : dir_(std::move(di
   if (!metrics_) throw ConfigError(fmt::format("run directory {}: cannot open metrics.jsonl", dir_));
 }
 
+nlohmann::json RunWriter::read_run_json(const std::string& dir) {
+  const auto path = std::filesystem::path(dir) / "run.json";
+  std::ifstream in(path);
+  if (!in) throw ConfigError(fmt::format("{}: no run here (no run.json)", dir));
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(fmt::format("{}: run.json is not valid JSON ({})", path.string(), e.what()));
+  }
+}
+
+std::unique_ptr<RunWriter> RunWriter::resume(const std::string& dir, int64_t from_step) {
+  std::unique_ptr<RunWriter> w(new RunWriter());
+  w->dir_ = dir;
+  w->run_ = read_run_json(dir);
+  w->run_["status"] = "running";
+  w->run_["resumed_at"] = now_iso8601();
+  w->run_["resumed_from_step"] = from_step;
+  w->write_run_json();
+  w->metrics_.open(std::filesystem::path(dir) / "metrics.jsonl", std::ios::app);
+  if (!w->metrics_) throw ConfigError(fmt::format("run directory {}: cannot open metrics.jsonl", dir));
+  // A line cut by a kill ends without a newline: start on a fresh line so ours parse.
+  w->metrics_ << '\n';
+  w->append({{"type", "resumed"}, {"global_step", from_step}}, true);
+  return w;
+}
+
 void RunWriter::write_run_json() {
   write_file_atomically((std::filesystem::path(dir_) / "run.json").string(), run_.dump(2) + "\n");
 }

@@ -40,8 +40,13 @@ nlohmann::json to_json(const TrainConfig& c) {
       {"preset", c.preset},
       {"model", to_json(c.model)},
       {"dataset", {{"name", c.dataset.name}, {"data_dir", c.dataset.data_dir}, {"seed", c.dataset.seed},
+                   {"train_size", c.dataset.train_size}, {"val_size", c.dataset.val_size},
+                   {"classes", c.dataset.classes}, {"noise", c.dataset.noise},
                    {"num_words", c.dataset.num_words}, {"skip_top", c.dataset.skip_top}, {"maxlen", c.dataset.maxlen},
-                   {"sequence_length", c.dataset.sequence_length}}},
+                   {"sequence_length", c.dataset.sequence_length},
+                   {"min_wires_per_topic", c.dataset.min_wires_per_topic}, {"test_split", c.dataset.test_split}}},
+      {"eval_batch_size", c.eval_batch_size},
+      {"intra_op_threads", c.strategy.intra_op_threads},
       {"optimizer", to_json(c.optimizer)},
       {"batch_size", c.batch_size},
       {"epochs", c.epochs},
@@ -71,6 +76,14 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     c.dataset.skip_top = d.value("skip_top", int64_t{0});
     c.dataset.maxlen = d.value("maxlen", int64_t{0});
     c.dataset.sequence_length = d.value("sequence_length", int64_t{0});
+    c.dataset.train_size = d.value("train_size", int64_t{0});
+    c.dataset.val_size = d.value("val_size", int64_t{0});
+    c.dataset.classes = d.value("classes", int64_t{0});
+    c.dataset.noise = d.value("noise", -1.0);
+    c.dataset.min_wires_per_topic = d.value("min_wires_per_topic", int64_t{0});
+    c.dataset.test_split = d.value("test_split", -1.0);
+    c.eval_batch_size = j.value("eval_batch_size", int64_t{0});
+    c.strategy.intra_op_threads = j.value("intra_op_threads", 0);
     const auto& o = j.at("optimizer");
     c.optimizer.name = o.at("name").get<std::string>();
     c.optimizer.learning_rate = o.value("learning_rate", 0.0);

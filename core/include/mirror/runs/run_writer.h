@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "mirror/train/events.h"
@@ -19,6 +20,15 @@ class RunWriter : public EventSink {
   // a run.json (runs are never overwritten).
   RunWriter(std::string dir, nlohmann::json config);
 
+  // Reopens a recorded run to continue it: run.json goes back to "running" (keeping what it
+  // held), and metrics.jsonl gets a {"type":"resumed","global_step":N} line, after which a
+  // reader should drop earlier lines with a larger step (they were written after the checkpoint
+  // the run resumes from). Throws ConfigError when `dir` holds no run.json or it is corrupt.
+  static std::unique_ptr<RunWriter> resume(const std::string& dir, int64_t from_step);
+
+  // The recorded run.json of `dir`; throws ConfigError naming the problem.
+  static nlohmann::json read_run_json(const std::string& dir);
+
   void on_started(const RunStarted& e) override;
   void on_step(const StepMetrics& e) override;
   void on_epoch(const EpochMetrics& e) override;
@@ -27,6 +37,7 @@ class RunWriter : public EventSink {
   const std::string& dir() const { return dir_; }
 
  private:
+  RunWriter() = default;
   void write_run_json();
   void append(const nlohmann::json& j, bool flush);
 
