@@ -10,6 +10,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libzip-dev libcurl4-openssl-dev libssl-dev   # Keras .npz archives, dataset downloads, SHA-256
   libgtest-dev googletest
+  libboost-dev            # Boost.CRC (CRC-32C of TensorBoard records)
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev   # the desktop window (Qt 6)
   xvfb xauth              # screenshots of the window on machines without a display
   python3 python3-numpy python3-torch   # benchmark reference and golden-value generators

@@ -17,6 +17,7 @@
 #include "mirror/model/summary.h"
 #include "mirror/runs/checkpoint.h"
 #include "mirror/runs/run_writer.h"
+#include "mirror/runs/tensorboard.h"
 #include "mirror/strategy/device.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
@@ -185,7 +186,18 @@ int run_train(const TrainArgs& args) {
   ProgressPrinter human(stdout, static_cast<int>(trainer->config().strategy.top_k));
   JsonLinesPrinter json(stdout);
   EventSink& printer = args.json ? static_cast<EventSink&>(json) : human;
-  TeeSink sink(printer, writer.get());
+  std::unique_ptr<TensorBoardWriter> tensorboard;
+  std::vector<EventSink*> sinks = {&printer};
+  if (writer) {
+    try {
+      tensorboard = std::make_unique<TensorBoardWriter>(writer->dir());
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "mirrortrain: warning: no TensorBoard events for this run: {}\n", e.what());
+    }
+    sinks.push_back(writer.get());
+    if (tensorboard) sinks.push_back(tensorboard.get());
+  }
+  TeeSink sink(sinks);
 
   g_control = &control;
   std::signal(SIGINT, on_signal);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "mirror/train/events.h"
 
@@ -45,18 +46,17 @@ class JsonLinesPrinter : public EventSink {
   std::FILE* out_;
 };
 
-// Forwards every event to two sinks (the printer and a run directory writer).
+// Forwards every event to each of several sinks (the printer, the run directory's writers).
 class TeeSink : public EventSink {
  public:
-  TeeSink(EventSink& a, EventSink* b) : a_(a), b_(b) {}
-  void on_started(const RunStarted& e) override { a_.on_started(e); if (b_) b_->on_started(e); }
-  void on_step(const StepMetrics& e) override { a_.on_step(e); if (b_) b_->on_step(e); }
-  void on_epoch(const EpochMetrics& e) override { a_.on_epoch(e); if (b_) b_->on_epoch(e); }
-  void on_finished(const RunFinished& e) override { a_.on_finished(e); if (b_) b_->on_finished(e); }
+  explicit TeeSink(std::vector<EventSink*> sinks) : sinks_(std::move(sinks)) {}
+  void on_started(const RunStarted& e) override { for (auto* s : sinks_) s->on_started(e); }
+  void on_step(const StepMetrics& e) override { for (auto* s : sinks_) s->on_step(e); }
+  void on_epoch(const EpochMetrics& e) override { for (auto* s : sinks_) s->on_epoch(e); }
+  void on_finished(const RunFinished& e) override { for (auto* s : sinks_) s->on_finished(e); }
 
  private:
-  EventSink& a_;
-  EventSink* b_;
+  std::vector<EventSink*> sinks_;
 };
 
 }  // namespace mirror::cli
