@@ -8,7 +8,7 @@ bin=${1:-build/app/mirrortrain}
 reference=/usr/lib/x86_64-linux-gnu/blas
 [[ -e $reference/libblas.so.3 ]] || { echo "no reference BLAS in $reference (apt-get install libblas3)" >&2; exit 1; }
 rate() {  # samples/s of the final JSON object
-  "$bin" train "$@" --logical 1 --batch-size 256 --max-steps 15 --json | tail -n 1 |
+  "$bin" train "$@" --logical 1 --batch-size 256 --max-steps 15 --json --no-record | tail -n 1 |
     sed -E 's/.*"train_samples_per_sec":([0-9.]+).*/\1/'
 }
 printf '%-16s %12s %14s %8s\n' model "OpenBLAS" "reference" ratio

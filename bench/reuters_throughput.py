@@ -30,7 +30,7 @@ TARGETS = {  # (ours, reference, batch) -> minimum ratio ours / reference
 def run_mirror(binary, logical, batch, warmup, steps):
     cmd = [binary, "train", "--preset", "seed-reuters", "--dataset", "synthetic-text", "--devices", "cpu",
            "--logical", str(logical), "--batch-size", str(batch), "--epochs", "1000",
-           "--max-steps", str(warmup + steps), "--sync-every", "0", "--json"]
+           "--max-steps", str(warmup + steps), "--sync-every", "0", "--json", "--no-record"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     timed = [e for e in events if e["type"] == "step"][warmup:]

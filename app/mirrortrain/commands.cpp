@@ -16,6 +16,7 @@
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
 #include "mirror/runs/checkpoint.h"
+#include "mirror/runs/run_reader.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/runs/tensorboard.h"
 #include "mirror/strategy/device.h"
@@ -165,14 +166,20 @@ int run_train(const TrainArgs& args) {
     c.strategy.intra_op_threads = args.threads;
     c.strategy.deterministic = args.deterministic;
     c.strategy.top_k = args.top_k;
-    if (!args.run_dir.empty()) {
-      c.checkpoints.dir = (std::filesystem::path(args.run_dir) / "checkpoints").string();
+    std::string run_dir = args.run_dir;
+    if (run_dir.empty() && !args.no_record)
+      run_dir = new_run_dir(default_runs_root(), c.preset.empty() ? c.model.name : c.preset);
+    if (!run_dir.empty()) {
+      c.checkpoints.dir = (std::filesystem::path(run_dir) / "checkpoints").string();
       c.checkpoints.every_steps = args.checkpoint_every;
     }
     c.validate();
     auto data = load_dataset(c.dataset);
     trainer = std::make_unique<Trainer>(c, data);
-    if (!args.run_dir.empty()) writer = std::make_unique<RunWriter>(args.run_dir, to_json(c));
+    if (!run_dir.empty()) {
+      writer = std::make_unique<RunWriter>(run_dir, to_json(c));
+      if (!args.json) fmt::print("Recording to {}\n", run_dir);
+    }
     }
   } catch (const ConfigError& e) {
     return config_error(e);
@@ -213,6 +220,138 @@ int run_train(const TrainArgs& args) {
   }
   if (fin.status == RunStatus::kStopped && g_interrupted) return kExitInterrupted;
   return kExitOk;
+}
+
+namespace {
+std::string resolve_run(const RunsArgs& a, const std::string& dir) {
+  if (std::filesystem::exists(std::filesystem::path(dir) / "run.json")) return dir;
+  const auto under_root = std::filesystem::path(a.root.empty() ? default_runs_root() : a.root) / dir;
+  if (std::filesystem::exists(under_root / "run.json")) return under_root.string();
+  throw ConfigError(fmt::format("{}: no run here (no run.json), nor under {}", dir, under_root.parent_path().string()));
+}
+
+std::string csv_field(std::string s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string dataset_of(const RunRecord& r) { return config_value(r, "dataset.name"); }
+std::string model_of(const RunRecord& r) {
+  const std::string preset = config_value(r, "preset");
+  return preset.empty() || preset == "-" ? (r.run.contains("config") ? r.run["config"]["model"].value("name", "?") : "?") : preset;
+}
+std::string best(const RunRecord& r) { return r.best_val_accuracy < 0 ? "-" : fmt::format("{:.4f}", r.best_val_accuracy); }
+
+void print_warnings(const RunRecord& r) {
+  for (const auto& w : r.warnings) fmt::print(stderr, "mirrortrain: warning: {}: {}\n", r.name, w);
+}
+}  // namespace
+
+int run_runs_list(const RunsArgs& a) {
+  const std::string root = a.root.empty() ? default_runs_root() : a.root;
+  const auto runs = list_runs(root);
+  if (a.csv) fmt::print("name,dataset,model,replicas,status,best_val_accuracy,steps,seconds,dir\n");
+  else fmt::print("{:<36} {:<15} {:<26} {:>3} {:<10} {:>8} {:>7} {:>8}\n", "run", "dataset", "model", "rep", "status",
+                  "best val", "steps", "time");
+  for (const auto& r : runs) {
+    const size_t replicas = r.run.contains("devices") ? r.run["devices"].size() : 0;
+    const int64_t steps = r.steps.empty() ? 0 : r.steps.back().value("global_step", int64_t{0});
+    if (a.csv)
+      fmt::print("{},{},{},{},{},{},{},{:.1f},{}\n", csv_field(r.name), csv_field(dataset_of(r)), csv_field(model_of(r)),
+                 replicas, r.status, best(r), steps, r.duration_seconds, csv_field(r.dir));
+    else
+      fmt::print("{:<36} {:<15} {:<26} {:>3} {:<10} {:>8} {:>7} {:>7.1f}s\n", r.name, dataset_of(r), model_of(r),
+                 replicas, r.status, best(r), steps, r.duration_seconds);
+    print_warnings(r);
+  }
+  if (runs.empty() && !a.csv) fmt::print("(no runs under {})\n", root);
+  return kExitOk;
+}
+
+int run_runs_show(const RunsArgs& a) {
+  try {
+    const RunRecord r = read_run(resolve_run(a, a.dirs.at(0)));
+    if (!a.csv) {
+      fmt::print("{} ({}), {} on {}, {} replica(s)\n", r.name, r.status, model_of(r), dataset_of(r),
+                 r.run.contains("devices") ? r.run["devices"].size() : 0);
+      if (r.run.contains("message") && !r.run["message"].get<std::string>().empty())
+        fmt::print("message: {}\n", r.run["message"].get<std::string>());
+      fmt::print("{:>5} {:>8} {:>10} {:>10} {:>10} {:>10} {:>8}\n", "epoch", "step", "loss", "accuracy", "val_loss",
+                 "val_acc", "time");
+    } else {
+      fmt::print("epoch,global_step,loss,accuracy,top_k_accuracy,val_loss,val_accuracy,val_top_k_accuracy,seconds\n");
+    }
+    for (const auto& e : r.epochs) {
+      if (a.csv)
+        fmt::print("{},{},{},{},{},{},{},{},{}\n", e.epoch, e.global_step, e.loss, e.accuracy, e.top_k_accuracy,
+                   e.has_validation ? fmt::format("{}", e.val_loss) : "", e.has_validation ? fmt::format("{}", e.val_accuracy) : "",
+                   e.has_validation ? fmt::format("{}", e.val_top_k_accuracy) : "", e.seconds);
+      else
+        fmt::print("{:>5} {:>8} {:>10.4f} {:>10.4f} {:>10} {:>10} {:>7.1f}s\n", e.epoch, e.global_step, e.loss, e.accuracy,
+                   e.has_validation ? fmt::format("{:.4f}", e.val_loss) : "-",
+                   e.has_validation ? fmt::format("{:.4f}", e.val_accuracy) : "-", e.seconds);
+    }
+    print_warnings(r);
+    return kExitOk;
+  } catch (const ConfigError& e) {
+    return config_error(e);
+  } catch (const DataError& e) {
+    return config_error(e);
+  }
+}
+
+int run_runs_compare(const RunsArgs& a) {
+  try {
+    std::vector<RunRecord> runs;
+    for (const auto& d : a.dirs) runs.push_back(read_run(resolve_run(a, d)));
+    const auto keys = differing_config_keys(runs);
+    std::vector<std::string> header = {"run"};
+    header.insert(header.end(), keys.begin(), keys.end());
+    for (const char* h : {"status", "final_loss", "final_val_loss", "best_val_accuracy", "seconds"}) header.push_back(h);
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : runs) {
+      std::vector<std::string> row = {r.name};
+      for (const auto& k : keys) {
+        std::string v = config_value(r, k);
+        row.push_back(k == "model" ? fmt::format("{} layers", nlohmann::json::parse(v).value("layers", nlohmann::json::array()).size()) : v);
+      }
+      const EpochRecord* last = r.epochs.empty() ? nullptr : &r.epochs.back();
+      row.push_back(r.status);
+      row.push_back(last ? fmt::format("{:.4f}", last->loss) : "-");
+      row.push_back(last && last->has_validation ? fmt::format("{:.4f}", last->val_loss) : "-");
+      row.push_back(best(r));
+      row.push_back(fmt::format("{:.1f}", r.duration_seconds));
+      rows.push_back(std::move(row));
+      print_warnings(r);
+    }
+    if (a.csv) {
+      for (size_t i = 0; i < header.size(); ++i) fmt::print("{}{}", i ? "," : "", csv_field(header[i]));
+      fmt::print("\n");
+      for (const auto& row : rows) {
+        for (size_t i = 0; i < row.size(); ++i) fmt::print("{}{}", i ? "," : "", csv_field(row[i]));
+        fmt::print("\n");
+      }
+      return kExitOk;
+    }
+    std::vector<size_t> width(header.size());
+    for (size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+    for (const auto& row : rows)
+      for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    auto print_row = [&](const std::vector<std::string>& row) {
+      for (size_t i = 0; i < row.size(); ++i) fmt::print("{:<{}}  ", row[i], width[i]);
+      fmt::print("\n");
+    };
+    print_row(header);
+    for (const auto& row : rows) print_row(row);
+    if (keys.empty()) fmt::print("(the runs share every setting)\n");
+    return kExitOk;
+  } catch (const ConfigError& e) {
+    return config_error(e);
+  } catch (const DataError& e) {
+    return config_error(e);
+  }
 }
 
 int run_presets() {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mirror::cli {
 
@@ -50,6 +51,13 @@ struct TrainArgs {
   int top_k = 5;
   int64_t checkpoint_every = 0;  // with --run-dir: also every N steps (epoch ends always)
   std::string resume;            // a run directory to continue
+  bool no_record = false;        // without --run-dir: do not record under the default runs folder
+};
+
+struct RunsArgs {
+  std::string root;               // empty: the default runs folder
+  std::vector<std::string> dirs;  // show / compare
+  bool csv = false;
 };
 
 int run_train(const TrainArgs& args);
@@ -58,6 +66,9 @@ int run_summary(const ModelArgs& args);
 // examples (token datasets decoded to words when a word index is known).
 int run_inspect(const ModelArgs& args, int samples);
 int run_presets();
+int run_runs_list(const RunsArgs& args);
+int run_runs_show(const RunsArgs& args);
+int run_runs_compare(const RunsArgs& args);
 int run_devices();
 int run_datasets();
 

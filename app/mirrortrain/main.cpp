@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   train->add_option("--checkpoint-every", t.checkpoint_every,
                     "With --run-dir: also checkpoint every N steps (always at epoch ends and on stop)")
       ->check(CLI::NonNegativeNumber);
+  train->add_flag("--no-record", t.no_record, "Do not record the run (by default it goes under the runs folder)");
   train->add_option("--resume", t.resume,
                     "Continue the run recorded in this directory from its newest checkpoint (--epochs and "
                     "--max-steps may extend it)");
@@ -70,6 +71,16 @@ int main(int argc, char** argv) {
   auto* inspect = app.add_subcommand("inspect", "Describe a dataset and show a few decoded examples");
   add_model(inspect, inspect_args);
   inspect->add_option("--samples", inspect_samples, "Examples to show")->capture_default_str();
+  RunsArgs runs_args;
+  auto* runs = app.add_subcommand("runs", "List, show and compare recorded runs");
+  runs->require_subcommand(1);
+  runs->add_option("--root", runs_args.root, "Folder of runs (default: $MIRROR_RUNS_DIR or ~/.local/share/mirror-workbench/runs)");
+  runs->add_flag("--csv", runs_args.csv, "CSV instead of a table");
+  auto* runs_list = runs->add_subcommand("list", "Every recorded run");
+  auto* runs_show = runs->add_subcommand("show", "One run: its config and epochs");
+  runs_show->add_option("dir", runs_args.dirs, "Run directory (or its name under the root)")->required()->expected(1);
+  auto* runs_compare = runs->add_subcommand("compare", "Runs side by side: the settings that differ and their results");
+  runs_compare->add_option("dirs", runs_args.dirs, "Run directories (or names under the root)")->required()->expected(2, 64);
   auto* presets = app.add_subcommand("presets", "List the presets");
   auto* devices = app.add_subcommand("devices", "List the physical devices found");
   auto* datasets = app.add_subcommand("datasets", "List the datasets");
@@ -84,6 +95,9 @@ int main(int argc, char** argv) {
   if (train->parsed()) return run_train(t);
   if (summary->parsed()) return run_summary(s);
   if (inspect->parsed()) return run_inspect(inspect_args, inspect_samples);
+  if (runs_list->parsed()) return run_runs_list(runs_args);
+  if (runs_show->parsed()) return run_runs_show(runs_args);
+  if (runs_compare->parsed()) return run_runs_compare(runs_args);
   if (presets->parsed()) return run_presets();
   if (devices->parsed()) return run_devices();
   if (datasets->parsed()) return run_datasets();

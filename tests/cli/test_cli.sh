@@ -7,6 +7,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
 failed=0
+export MIRROR_RUNS_DIR="$tmp/runs"   # recorded runs go here, not into the user's data folder
 
 # expect NAME WANTED_EXIT PATTERN -- command...   (PATTERN is searched in stdout+stderr)
 expect() {
@@ -72,6 +73,20 @@ else
   failed=$((failed + 1)); echo "FAIL run-dir contents"
 fi
 expect run-dir-exists 2 'already holds a run' -- "$bin" train --preset spirals-mlp --epochs 1 --run-dir "$tmp/run1"
+if compgen -G "$tmp/run1/events.out.tfevents.*" >/dev/null && compgen -G "$tmp/run1/checkpoints/ckpt-*.pt" >/dev/null; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); echo "FAIL run-dir: no TensorBoard events or checkpoint"
+fi
+# Runs are recorded by default; list, show and compare them.
+expect default-record 0 "Recording to $tmp/runs/" -- "$bin" train --preset spirals-mlp --epochs 2 --lr 0.02
+expect runs-list 0 'spirals-mlp +3 finished +0\.[0-9]{4}' -- "$bin" runs list
+expect runs-list-csv 0 '^name,dataset,model,replicas,status' -- "$bin" runs --csv list
+expect runs-show 0 'epoch +step +loss' -- "$bin" runs show "$tmp/run1"
+first=$(ls "$tmp/runs" | head -n 1)
+expect runs-compare 0 'optimizer.learning_rate' -- "$bin" runs compare "$tmp/run1" "$first"
+expect runs-compare-csv 0 '^run,.*optimizer.learning_rate' -- "$bin" runs --csv compare "$tmp/run1" "$first"
+expect runs-show-missing 2 'no run here' -- "$bin" runs show "$tmp/nothing"
 
 # kill -9 in the middle of a recorded run, then open what it left and resume it: the result must
 # equal an uninterrupted run's bit for bit (deterministic mode).

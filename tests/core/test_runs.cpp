@@ -6,7 +6,9 @@
 #include <fstream>
 #include <random>
 
+#include "mirror/runs/run_reader.h"
 #include "mirror/runs/tensorboard.h"
+#include "mirror/util/error.h"
 
 using namespace mirror;
 namespace fs = std::filesystem;
@@ -109,4 +111,53 @@ TEST(TensorBoard, WriterRoundTripsAndAKilledWriterLosesOnlyItsLastRecord) {
   points = read_tensorboard_scalars(path, &warning);
   EXPECT_NE(warning.find("wrong CRC"), std::string::npos) << warning;
   fs::remove_all(dir);
+}
+
+namespace {
+void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+}  // namespace
+
+TEST(RunReader, HalfWrittenFilesOpenWithAWarningAndLoseNothingIntact) {
+  const auto root = fs::temp_directory_path() / ("mirror-runs-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const auto good = root / "20261130-100000-good";
+  fs::create_directories(good);
+  write(good / "run.json", R"({"status": "running", "config": {"preset": "p", "seed": 1, "dataset": {"name": "blobs"}}})");
+  write(good / "metrics.jsonl",
+        "{\"type\":\"step\",\"global_step\":1,\"loss\":2.0}\n"
+        "{\"type\":\"step\",\"global_step\":2,\"loss\":1.5}\n"
+        "{\"type\":\"epoch\",\"epoch\":1,\"loss\":1.7,\"val_accuracy\":0.6,\"val_loss\":1.1}\n"
+        "{\"type\":\"step\",\"global_step\":3,\"loss\":1.4}\n"
+        "{\"type\":\"step\",\"global_step\":4,\"lo");  // killed mid-line
+  RunRecord r = read_run(good.string());
+  EXPECT_EQ(r.status, "running");
+  EXPECT_EQ(r.steps.size(), 3u);
+  ASSERT_EQ(r.epochs.size(), 1u);
+  EXPECT_EQ(r.epochs[0].global_step, 2);
+  EXPECT_DOUBLE_EQ(r.best_val_accuracy, 0.6);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("1 malformed line"), std::string::npos);
+  // A resumed run: steps after its checkpoint were written twice; the later ones count.
+  write(good / "metrics.jsonl", "{\"type\":\"step\",\"global_step\":1,\"loss\":2.0}\n{\"type\":\"step\",\"global_step\":2,\"loss\":9.0}\n"
+                                "{\"type\":\"resumed\",\"global_step\":1}\n{\"type\":\"step\",\"global_step\":2,\"loss\":1.5}\n");
+  r = read_run(good.string());
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.steps[1].value("loss", 0.0), 1.5);
+  // A run.json cut in half: a clear error for that run, listed rather than dropped.
+  const auto bad = root / "20261130-110000-bad";
+  fs::create_directories(bad);
+  write(bad / "run.json", R"({"status": "runn)");
+  EXPECT_THROW(read_run(bad.string()), DataError);
+  const auto all = list_runs(root.string());
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name, "20261130-110000-bad");  // newest first
+  EXPECT_EQ(all[0].status, "unreadable");
+  EXPECT_NE(all[0].warnings[0].find("not valid JSON"), std::string::npos);
+  // Comparing: only the settings that differ.
+  RunRecord a, b;
+  a.run = nlohmann::json::parse(R"({"config": {"seed": 1, "optimizer": {"name": "adam", "learning_rate": 0.01}}})");
+  b.run = nlohmann::json::parse(R"({"config": {"seed": 1, "optimizer": {"name": "adam", "learning_rate": 0.1}}})");
+  EXPECT_EQ(differing_config_keys({a, b}), std::vector<std::string>{"optimizer.learning_rate"});
+  EXPECT_EQ(config_value(b, "optimizer.learning_rate"), "0.1");
+  fs::remove_all(root);
 }
