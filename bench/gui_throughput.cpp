@@ -41,6 +41,7 @@ struct GuiResult {
 // the probe's own wake-ups cost throughput, so throughput is measured in runs without it.
 GuiResult gui(const mirror::TrainConfig& c, std::shared_ptr<const mirror::Dataset> data, bool probe) {
   mirror::ui::MainWindow w(/*restore_settings=*/false);
+  w.set_recording(false);  // the headless run records nothing either
   w.resize(1440, 900);
   w.show();
   GuiResult r;

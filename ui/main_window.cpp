@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include "mirror/model/presets.h"
+#include "mirror/runs/run_reader.h"
 #include "mirror/train/trainer.h"
 #include "ui/dataset_panel.h"
 #include "ui/devices_panel.h"
@@ -281,7 +282,10 @@ void MainWindow::start_run(TrainConfig c, std::shared_ptr<const Dataset> dataset
   update_train_enabled();
   status_->setText("Starting…");
   dirty_ = true;
-  controller_->start(std::move(c), std::move(dataset));
+  run_dir_.clear();
+  if (recording_)
+    run_dir_ = QString::fromStdString(new_run_dir(default_runs_root(), c.preset.empty() ? c.model.name : c.preset));
+  controller_->start(std::move(c), std::move(dataset), run_dir_.toStdString());
 }
 
 void MainWindow::on_started(const RunStarted& e) {
@@ -310,7 +314,11 @@ void MainWindow::on_finished(const RunFinished& e) {
   redraw();
   switch (e.status) {
     case RunStatus::kFinished:
-      status_->setText(QString("Finished: %1 steps in %2, %3 samples/s.").arg(e.steps).arg(clock(e.seconds)).arg(e.train_samples_per_sec, 0, 'f', 0));
+      status_->setText(QString("Finished: %1 steps in %2, %3 samples/s.%4")
+                           .arg(e.steps)
+                           .arg(clock(e.seconds))
+                           .arg(e.train_samples_per_sec, 0, 'f', 0)
+                           .arg(run_dir_.isEmpty() ? QString() : " Recorded in " + run_dir_));
       break;
     case RunStatus::kStopped:
       status_->setText(QString("Stopped after %1 steps.").arg(e.steps));

@@ -43,6 +43,11 @@ class MainWindow : public QMainWindow {
   // (benchmarks use it to run exactly the headless configuration).
   void start_run(TrainConfig config, std::shared_ptr<const Dataset> dataset);
 
+  // Whether runs are recorded under the runs folder (on by default).
+  void set_recording(bool on) { recording_ = on; }
+  // The directory of the current or last recorded run; empty if none.
+  const QString& run_dir() const { return run_dir_; }
+
   // For tests and benchmarks.
   DatasetPanel* dataset_panel() const { return dataset_; }
   ModelPanel* model_panel() const { return model_; }
@@ -114,6 +119,8 @@ class MainWindow : public QMainWindow {
   QElapsedTimer since_draw_;   // since the last chart redraw
   double draw_cost_ms_ = 0;    // smoothed cost of one redraw
   QString preset_;
+  bool recording_ = true;
+  QString run_dir_;
 };
 
 }  // namespace mirror::ui

@@ -2,6 +2,8 @@
 
 #include <QElapsedTimer>
 
+#include "mirror/runs/run_writer.h"
+#include "mirror/runs/tensorboard.h"
 #include "mirror/util/error.h"
 
 namespace mirror::ui {
@@ -52,16 +54,42 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) { regi
 
 TrainingController::~TrainingController() { stop_and_wait(); }
 
-void TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset> dataset) {
+namespace {
+class Tee : public EventSink {
+ public:
+  explicit Tee(std::vector<EventSink*> sinks) : sinks_(std::move(sinks)) {}
+  void on_started(const RunStarted& e) override { for (auto* s : sinks_) s->on_started(e); }
+  void on_step(const StepMetrics& e) override { for (auto* s : sinks_) s->on_step(e); }
+  void on_epoch(const EpochMetrics& e) override { for (auto* s : sinks_) s->on_epoch(e); }
+  void on_finished(const RunFinished& e) override { for (auto* s : sinks_) s->on_finished(e); }
+
+ private:
+  std::vector<EventSink*> sinks_;
+};
+}  // namespace
+
+void TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir) {
   if (thread_ && thread_->isFinished()) stop_and_wait();  // ended, clean-up still queued
   if (thread_) return;
   control_ = std::make_shared<TrainControl>();
   auto control = control_;
-  thread_ = QThread::create([this, control, config = std::move(config), dataset = std::move(dataset)]() mutable {
+  if (!run_dir.empty()) config.checkpoints.dir = run_dir + "/checkpoints";
+  thread_ = QThread::create([this, control, config = std::move(config), dataset = std::move(dataset),
+                             run_dir = std::move(run_dir)]() mutable {
     SignalSink sink(this);
     try {
-      Trainer trainer(std::move(config), std::move(dataset));
-      trainer.run(sink, *control);
+      Trainer trainer(config, std::move(dataset));
+      std::unique_ptr<RunWriter> record;
+      std::unique_ptr<TensorBoardWriter> tensorboard;
+      std::vector<EventSink*> sinks = {&sink};
+      if (!run_dir.empty()) {
+        record = std::make_unique<RunWriter>(run_dir, to_json(config));
+        tensorboard = std::make_unique<TensorBoardWriter>(run_dir);
+        sinks.push_back(record.get());
+        sinks.push_back(tensorboard.get());
+      }
+      Tee tee(sinks);
+      trainer.run(tee, *control);
     } catch (const std::exception& e) {
       // Setting up failed (a config the panels could not foresee, out of memory): the run
       // ends like any failed run, with a message the window shows.

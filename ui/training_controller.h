@@ -29,7 +29,9 @@ class TrainingController : public QObject {
 
   // Starts a run on a new thread. Config errors surface as finished(kFailed, message). Does
   // nothing when a run is in progress. GUI thread only.
-  void start(TrainConfig config, std::shared_ptr<const Dataset> dataset);
+  // With a non-empty `run_dir` the run is recorded there (run.json, metrics.jsonl, TensorBoard
+  // events, checkpoints), as mirrortrain records it.
+  void start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir = {});
   // Asks the run to stop after its current step. Thread-safe.
   void stop();
   void set_paused(bool paused);

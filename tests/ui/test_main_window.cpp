@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mirror/model/presets.h"
+#include "mirror/runs/run_reader.h"
 #include "ui/dataset_panel.h"
 #include "ui/devices_panel.h"
 #include "ui/metric_chart.h"
@@ -115,6 +116,11 @@ class MainWindowTest : public QObject {
     QTRY_VERIFY(w->chart(Metric::kLoss)->plotted_points() > 0);
     QVERIFY(w->metrics().val_epochs(Metric::kAccuracy).back().y() > 0.9);
     QVERIFY(w->train_action()->isEnabled());
+    // The run was recorded like a mirrortrain run.
+    QVERIFY(!w->run_dir().isEmpty());
+    const auto record = read_run(w->run_dir().toStdString());
+    QCOMPARE(QString::fromStdString(record.status), QString("finished"));
+    QCOMPARE(record.epochs.size(), size_t{3});
   }
 
   void stopHaltsWithinAStep() {
