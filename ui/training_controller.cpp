@@ -54,20 +54,6 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) { regi
 
 TrainingController::~TrainingController() { stop_and_wait(); }
 
-namespace {
-class Tee : public EventSink {
- public:
-  explicit Tee(std::vector<EventSink*> sinks) : sinks_(std::move(sinks)) {}
-  void on_started(const RunStarted& e) override { for (auto* s : sinks_) s->on_started(e); }
-  void on_step(const StepMetrics& e) override { for (auto* s : sinks_) s->on_step(e); }
-  void on_epoch(const EpochMetrics& e) override { for (auto* s : sinks_) s->on_epoch(e); }
-  void on_finished(const RunFinished& e) override { for (auto* s : sinks_) s->on_finished(e); }
-
- private:
-  std::vector<EventSink*> sinks_;
-};
-}  // namespace
-
 void TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir) {
   if (thread_ && thread_->isFinished()) stop_and_wait();  // ended, clean-up still queued
   if (thread_) return;
@@ -88,7 +74,7 @@ void TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset
         sinks.push_back(record.get());
         sinks.push_back(tensorboard.get());
       }
-      Tee tee(sinks);
+      TeeSink tee(sinks);
       trainer.run(tee, *control);
     } catch (const std::exception& e) {
       // Setting up failed (a config the panels could not foresee, out of memory): the run

@@ -10,6 +10,7 @@
 #include "mirror/data/registry.h"
 #include "mirror/data/synthetic.h"
 #include "mirror/util/error.h"
+#include "test_helpers.h"
 
 using namespace mirror;
 namespace fs = std::filesystem;
@@ -24,14 +25,11 @@ std::string idx_bytes(const std::vector<uint32_t>& dims, int64_t payload) {
   return s;
 }
 
-class TempDir {
+// TempDir with a writer of fixture files, plain or gzip-compressed.
+class FixtureDir : public mirror::testing::TempDir {
  public:
-  TempDir() : path_(fs::temp_directory_path() / ("mirror-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
   std::string file(const std::string& name, const std::string& bytes, bool gzip = false) const {
-    const auto p = (path_ / name).string();
+    const auto p = (*this) / name;
     if (gzip) {
       gzFile f = gzopen(p.c_str(), "wb");
       gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
@@ -41,23 +39,11 @@ class TempDir {
     }
     return p;
   }
-  std::string str() const { return path_.string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
 };
 
-std::string data_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string data_error(const std::function<void()>& f) { return mirror::testing::error_of<DataError>(f); }
 
-void write_mnist_layout(const TempDir& dir, bool gzip, int64_t train, int64_t test, int64_t image_bytes_short = 0) {
+void write_mnist_layout(const FixtureDir& dir, bool gzip, int64_t train, int64_t test, int64_t image_bytes_short = 0) {
   const std::string ext = gzip ? ".gz" : "";
   dir.file("train-images-idx3-ubyte" + ext, idx_bytes({uint32_t(train), 28, 28}, train * 784 - image_bytes_short), gzip);
   dir.file("train-labels-idx1-ubyte" + ext, idx_bytes({uint32_t(train)}, 0) + std::string(size_t(train), '\x03'), gzip);
@@ -67,7 +53,7 @@ void write_mnist_layout(const TempDir& dir, bool gzip, int64_t train, int64_t te
 }  // namespace
 
 TEST(Idx, ReadsRawAndGzipAlike) {
-  TempDir dir;
+  FixtureDir dir;
   const auto bytes = idx_bytes({3, 4, 5}, 60);
   for (bool gz : {false, true}) {
     auto t = read_idx_ubyte(dir.file(gz ? "a.gz" : "a", bytes, gz));
@@ -77,7 +63,7 @@ TEST(Idx, ReadsRawAndGzipAlike) {
 }
 
 TEST(Idx, LyingOrBrokenFilesGiveClearErrors) {
-  TempDir dir;
+  FixtureDir dir;
   EXPECT_NE(data_error([&] { read_idx_ubyte(dir.file("short", idx_bytes({10, 28, 28}, 500))); })
                 .find("declares 7840 values but the file holds 500"),
             std::string::npos);
@@ -100,7 +86,7 @@ TEST(Idx, LyingOrBrokenFilesGiveClearErrors) {
 
 TEST(Idx, MnistLayoutDirectoryLoadsAsKerasShapedDataset) {
   for (bool gz : {false, true}) {
-    TempDir dir;
+    FixtureDir dir;
     write_mnist_layout(dir, gz, 20, 6);
     auto d = load_idx_directory("fashion-mnist", dir.str(), {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"});
     EXPECT_EQ(d->info().input_shape, (std::vector<int64_t>{28, 28, 1}));
@@ -116,10 +102,10 @@ TEST(Idx, MnistLayoutDirectoryLoadsAsKerasShapedDataset) {
 }
 
 TEST(Idx, TruncatedImagesOrMissingMembersAreReported) {
-  TempDir dir;
+  FixtureDir dir;
   write_mnist_layout(dir, true, 20, 6, /*image_bytes_short=*/100);
   EXPECT_NE(data_error([&] { load_idx_directory("mnist", dir.str(), {}); }).find("truncated"), std::string::npos);
-  TempDir empty;
+  FixtureDir empty;
   const auto e = data_error([&] { load_idx_directory("mnist", empty.str(), {}); });
   EXPECT_NE(e.find("train-images-idx3-ubyte"), std::string::npos) << e;
   DatasetOptions o;

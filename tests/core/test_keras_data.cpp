@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "keras_golden.h"
+#include "test_helpers.h"
 #include "mirror/data/keras_datasets.h"
 #include "mirror/data/keras_text.h"
 #include "mirror/data/npy.h"
@@ -20,14 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 const std::string kFixtures = MIRROR_FIXTURES_DIR;
 
-std::string data_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string data_error(const std::function<void()>& f) { return error_of<DataError>(f); }
 
 std::vector<int64_t> vec(std::span<const int64_t> s) { return {s.begin(), s.end()}; }
 
@@ -57,19 +51,6 @@ void expect_split(const TextSplit& s, int64_t count, int64_t tokens, int64_t id_
   EXPECT_EQ(s.y, vec(y)) << name;
 }
 
-class TempDir {
- public:
-  TempDir() : path_(fs::temp_directory_path() / ("mirror-keras-" + std::to_string(::getpid()) + "-" + std::to_string(n_++))) {
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  std::string str() const { return path_.string(); }
-
- private:
-  static inline int n_ = 0;
-  fs::path path_;
-};
 }  // namespace
 
 TEST(NumpyRandom, Mt19937MatchesNumpyRawOutputs) {

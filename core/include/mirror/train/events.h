@@ -74,4 +74,18 @@ class EventSink {
   virtual void on_finished(const RunFinished&) {}
 };
 
+// Forwards every event to each of several sinks, in order (a printer, a run's writers, the GUI).
+// Does not own them.
+class TeeSink : public EventSink {
+ public:
+  explicit TeeSink(std::vector<EventSink*> sinks) : sinks_(std::move(sinks)) {}
+  void on_started(const RunStarted& e) override { for (auto* s : sinks_) s->on_started(e); }
+  void on_step(const StepMetrics& e) override { for (auto* s : sinks_) s->on_step(e); }
+  void on_epoch(const EpochMetrics& e) override { for (auto* s : sinks_) s->on_epoch(e); }
+  void on_finished(const RunFinished& e) override { for (auto* s : sinks_) s->on_finished(e); }
+
+ private:
+  std::vector<EventSink*> sinks_;
+};
+
 }  // namespace mirror

@@ -1,0 +1,43 @@
+#pragma once
+// Small helpers shared by the core tests.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace mirror::testing {
+
+// The message of the exception of type E that `f` throws; empty when it throws none.
+template <typename E>
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A fresh directory under the system's temp folder, removed with everything in it at scope end.
+class TempDir {
+ public:
+  TempDir()
+      : path_(std::filesystem::temp_directory_path() /
+              ("mirror-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  std::string str() const { return path_.string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path path_;
+};
+
+}  // namespace mirror::testing
