@@ -5,6 +5,7 @@
 
 #include "mirror/strategy/communicator.h"
 #include "mirror/util/error.h"
+#include "test_helpers.h"
 
 using namespace mirror;
 
@@ -105,11 +106,7 @@ TEST_P(AllReduce, MismatchedTensorsAreAnError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Communicators, AllReduce,
-                         ::testing::Values(CommunicatorKind::kReduceToOne, CommunicatorKind::kSharedMemory),
-                         [](const auto& info) {
-                           return info.param == CommunicatorKind::kReduceToOne ? std::string("ReduceToOne")
-                                                                               : std::string("SharedMemory");
-                         });
+                         mirror::testing::multi_replica_communicators(), mirror::testing::communicator_test_name);
 
 TEST(AllReduceSingle, OneReplicaNeedsNoCommunication) {
   auto comm = make_communicator(CommunicatorKind::kNone, 1);

@@ -1,11 +1,14 @@
 #pragma once
 // Small helpers shared by the core tests.
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <functional>
 #include <string>
+
+#include "mirror/strategy/communicator.h"
 
 namespace mirror::testing {
 
@@ -39,5 +42,13 @@ class TempDir {
   static inline int counter_ = 0;
   std::filesystem::path path_;
 };
+
+// The multi-replica communicators every mirrored test runs against, and gtest names for them.
+inline auto multi_replica_communicators() {
+  return ::testing::Values(CommunicatorKind::kReduceToOne, CommunicatorKind::kSharedMemory);
+}
+inline std::string communicator_test_name(const ::testing::TestParamInfo<CommunicatorKind>& info) {
+  return info.param == CommunicatorKind::kReduceToOne ? "ReduceToOne" : "SharedMemory";
+}
 
 }  // namespace mirror::testing

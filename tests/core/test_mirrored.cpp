@@ -6,6 +6,7 @@
 #include "mirror/strategy/mirrored.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
+#include "test_helpers.h"
 
 using namespace mirror;
 
@@ -84,11 +85,7 @@ TEST_P(MirroredEquivalence, OneTwoThreeAndFourReplicasFollowTheSameTrajectory) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Communicators, MirroredEquivalence,
-                         ::testing::Values(CommunicatorKind::kReduceToOne, CommunicatorKind::kSharedMemory),
-                         [](const auto& info) {
-                           return info.param == CommunicatorKind::kReduceToOne ? std::string("ReduceToOne")
-                                                                               : std::string("SharedMemory");
-                         });
+                         mirror::testing::multi_replica_communicators(), mirror::testing::communicator_test_name);
 
 TEST(Mirrored, UnevenSplitGivesExactlyTheGlobalMeanGradient) {
   // One plain SGD step with lr 1 moves the parameters by minus the gradient of the mean loss over
