@@ -16,8 +16,10 @@
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
 #include "mirror/runs/checkpoint.h"
+#include "mirror/runs/compare.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/run_writer.h"
+#include "mirror/runs/sweep.h"
 #include "mirror/runs/tensorboard.h"
 #include "mirror/strategy/device.h"
 #include "mirror/train/trainer.h"
@@ -136,63 +138,48 @@ void resume_run(const TrainArgs& args, std::unique_ptr<Trainer>& trainer, std::u
 }
 }  // namespace
 
-int run_train(const TrainArgs& args) {
-  TrainControl control;
-  std::unique_ptr<Trainer> trainer;
-  std::unique_ptr<RunWriter> writer;
-  try {
-    if (!args.resume.empty()) {
-      resume_run(args, trainer, writer);
-    } else {
-    TrainConfig c = base_config(args.model);
-    if (args.epochs) c.epochs = *args.epochs;
-    if (args.batch_size) c.batch_size = *args.batch_size;
-    if (args.optimizer && *args.optimizer != c.optimizer.name) {
-      c.optimizer = OptimizerConfig{};  // the preset's settings belong to its own optimizer
-      c.optimizer.name = *args.optimizer;
-    }
-    if (args.lr) {
-      if (!(*args.lr > 0)) throw ConfigError(fmt::format("invalid learning rate: {} (must be > 0)", *args.lr));
-      c.optimizer.learning_rate = *args.lr;
-    }
-    if (args.momentum != 0) c.optimizer.momentum = args.momentum;
-    c.optimizer.nesterov = args.nesterov;
-    c.devices.devices = args.devices;
-    if (args.logical) c.devices.logical = *args.logical;
-    c.devices.memory_limit_mib = args.memory_limit_mib;
-    c.max_steps = args.max_steps;
-    c.strategy.communicator = parse_communicator(args.communicator);
-    c.strategy.sync_check_every = args.sync_every;
-    c.strategy.intra_op_threads = args.threads;
-    c.strategy.deterministic = args.deterministic;
-    c.strategy.top_k = args.top_k;
-    std::string run_dir = args.run_dir;
-    if (run_dir.empty() && !args.no_record)
-      run_dir = new_run_dir(default_runs_root(), c.preset.empty() ? c.model.name : c.preset);
-    if (!run_dir.empty()) {
-      c.checkpoints.dir = (std::filesystem::path(run_dir) / "checkpoints").string();
-      c.checkpoints.every_steps = args.checkpoint_every;
-    }
-    c.validate();
-    auto data = load_dataset(c.dataset);
-    trainer = std::make_unique<Trainer>(c, data);
-    if (!run_dir.empty()) {
-      writer = std::make_unique<RunWriter>(run_dir, to_json(c));
-      if (!args.json) fmt::print("Recording to {}\n", run_dir);
-    }
-    }
-  } catch (const ConfigError& e) {
-    return config_error(e);
-  } catch (const DataError& e) {
-    return config_error(e);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "mirrortrain: error while setting up the run: {}\n", describe_exception(e));
-    return kExitRunFailed;
+namespace {
+// The config `train` builds from its options (everything but recording). Throws ConfigError.
+TrainConfig train_config(const TrainArgs& args) {
+  TrainConfig c = base_config(args.model);
+  if (args.epochs) c.epochs = *args.epochs;
+  if (args.batch_size) c.batch_size = *args.batch_size;
+  if (args.optimizer && *args.optimizer != c.optimizer.name) {
+    c.optimizer = OptimizerConfig{};  // the preset's settings belong to its own optimizer
+    c.optimizer.name = *args.optimizer;
   }
+  if (args.lr) {
+    if (!(*args.lr > 0)) throw ConfigError(fmt::format("invalid learning rate: {} (must be > 0)", *args.lr));
+    c.optimizer.learning_rate = *args.lr;
+  }
+  if (args.momentum != 0) c.optimizer.momentum = args.momentum;
+  c.optimizer.nesterov = args.nesterov;
+  c.devices.devices = args.devices;
+  if (args.logical) c.devices.logical = *args.logical;
+  c.devices.memory_limit_mib = args.memory_limit_mib;
+  c.max_steps = args.max_steps;
+  c.strategy.communicator = parse_communicator(args.communicator);
+  c.strategy.sync_check_every = args.sync_every;
+  c.strategy.intra_op_threads = args.threads;
+  c.strategy.deterministic = args.deterministic;
+  c.strategy.top_k = args.top_k;
+  return c;
+}
 
+// Records `c` in `run_dir` (unless empty) and trains it, printing progress. Ctrl+C stops it
+// cleanly. `extra` goes into run.json (a sweep's id and position).
+struct Execution {
+  int exit_code = kExitOk;
+  std::string run_dir;
+  bool interrupted = false;
+};
+
+Execution execute(std::unique_ptr<Trainer> trainer, std::unique_ptr<RunWriter> writer, bool json) {
+  Execution result;
+  if (writer) result.run_dir = writer->dir();
   ProgressPrinter human(stdout, static_cast<int>(trainer->config().strategy.top_k));
-  JsonLinesPrinter json(stdout);
-  EventSink& printer = args.json ? static_cast<EventSink&>(json) : human;
+  JsonLinesPrinter json_printer(stdout);
+  EventSink& printer = json ? static_cast<EventSink&>(json_printer) : human;
   std::unique_ptr<TensorBoardWriter> tensorboard;
   std::vector<EventSink*> sinks = {&printer};
   if (writer) {
@@ -206,6 +193,7 @@ int run_train(const TrainArgs& args) {
   }
   TeeSink sink(sinks);
 
+  TrainControl control;
   g_control = &control;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -216,10 +204,56 @@ int run_train(const TrainArgs& args) {
 
   if (fin.status == RunStatus::kFailed) {
     fmt::print(stderr, "mirrortrain: run failed: {}\n", fin.message);
-    return kExitRunFailed;
+    result.exit_code = kExitRunFailed;
+  } else if (fin.status == RunStatus::kStopped && g_interrupted) {
+    result.exit_code = kExitInterrupted;
+    result.interrupted = true;
   }
-  if (fin.status == RunStatus::kStopped && g_interrupted) return kExitInterrupted;
-  return kExitOk;
+  return result;
+}
+
+// The run directory `train` records in: --run-dir, else a new one under the runs folder, else
+// none with --no-record.
+std::string recording_dir(const TrainArgs& args, const TrainConfig& c, const std::string& label) {
+  if (!args.run_dir.empty()) return args.run_dir;
+  if (args.no_record) return {};
+  return new_run_dir(default_runs_root(), label.empty() ? (c.preset.empty() ? c.model.name : c.preset) : label);
+}
+
+void use_checkpoints(TrainConfig& c, const std::string& run_dir, int64_t every) {
+  if (run_dir.empty()) return;
+  c.checkpoints.dir = (std::filesystem::path(run_dir) / "checkpoints").string();
+  c.checkpoints.every_steps = every;
+}
+
+int setup_error(const std::exception& e) {
+  if (dynamic_cast<const ConfigError*>(&e) || dynamic_cast<const DataError*>(&e)) return config_error(e);
+  fmt::print(stderr, "mirrortrain: error while setting up the run: {}\n", describe_exception(e));
+  return kExitRunFailed;
+}
+}  // namespace
+
+int run_train(const TrainArgs& args) {
+  std::unique_ptr<Trainer> trainer;
+  std::unique_ptr<RunWriter> writer;
+  try {
+    if (!args.resume.empty()) {
+      resume_run(args, trainer, writer);
+    } else {
+      TrainConfig c = train_config(args);
+      const std::string run_dir = recording_dir(args, c, {});
+      use_checkpoints(c, run_dir, args.checkpoint_every);
+      c.validate();
+      trainer = std::make_unique<Trainer>(c, load_dataset(c.dataset));
+      if (!run_dir.empty()) {
+        writer = std::make_unique<RunWriter>(run_dir, to_json(c));
+        if (!args.json) fmt::print("Recording to {}\n", run_dir);
+      }
+    }
+  } catch (const std::exception& e) {
+    return setup_error(e);
+  }
+  return execute(std::move(trainer), std::move(writer), args.json).exit_code;
 }
 
 namespace {
@@ -237,12 +271,54 @@ std::string csv_field(std::string s) {
   return out + "\"";
 }
 
-std::string dataset_of(const RunRecord& r) { return config_value(r, "dataset.name"); }
-std::string model_of(const RunRecord& r) {
-  const std::string preset = config_value(r, "preset");
-  return preset.empty() || preset == "-" ? (r.run.contains("config") ? r.run["config"]["model"].value("name", "?") : "?") : preset;
-}
 std::string best(const RunRecord& r) { return r.best_val_accuracy < 0 ? "-" : fmt::format("{:.4f}", r.best_val_accuracy); }
+
+// A table of text cells: aligned columns, or CSV.
+void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, bool csv) {
+  if (csv) {
+    for (size_t i = 0; i < header.size(); ++i) fmt::print("{}{}", i ? "," : "", csv_field(header[i]));
+    fmt::print("\n");
+    for (const auto& row : rows) {
+      for (size_t i = 0; i < row.size(); ++i) fmt::print("{}{}", i ? "," : "", csv_field(row[i]));
+      fmt::print("\n");
+    }
+    return;
+  }
+  std::vector<size_t> width(header.size());
+  for (size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  auto print_row = [&](const std::vector<std::string>& row) {
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) fmt::print("{:<{}}  ", row[i], width[i]);
+    fmt::print("\n");
+  };
+  print_row(header);
+  for (const auto& row : rows) print_row(row);
+}
+
+void print_comparison(const std::vector<RunRecord>& runs, bool csv) {
+  const ComparisonTable t = comparison_table(runs);
+  print_table(t.header, t.rows, csv);
+  if (!csv && t.differing.empty()) fmt::print("(the runs share every setting)\n");
+}
+
+void print_scaling(const std::vector<RunRecord>& runs, bool csv) {
+  const auto rows = scaling_rows(runs);
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& r : rows)
+    cells.push_back({r.run, std::to_string(r.replicas), fmt::format("{:.0f}", r.samples_per_sec),
+                     fmt::format("{:.2f}", r.speedup), fmt::format("{:.2f}", r.ideal_speedup),
+                     fmt::format("{:.0f}%", 100 * r.efficiency), fmt::format("{:.2f}", r.step_ms),
+                     fmt::format("{:.2f}", r.compute_ms), fmt::format("{:.2f}", r.allreduce_ms),
+                     fmt::format("{:.2f}", r.update_ms), fmt::format("{:.2f}", r.other_ms)});
+  print_table({"run", "replicas", "samples/s", "speedup", "ideal", "efficiency", "step_ms", "compute_ms",
+               "allreduce_ms", "update_ms", "other_ms"},
+              cells, csv);
+  if (!csv) {
+    const std::string why = explain_scaling(rows);
+    if (!why.empty()) fmt::print("\n{}\n", why);
+  }
+}
 
 void print_warnings(const RunRecord& r) {
   for (const auto& w : r.warnings) fmt::print(stderr, "mirrortrain: warning: {}: {}\n", r.name, w);
@@ -257,12 +333,12 @@ int run_runs_list(const RunsArgs& a) {
                   "best val", "steps", "time");
   for (const auto& r : runs) {
     const size_t replicas = r.run.contains("devices") ? r.run["devices"].size() : 0;
-    const int64_t steps = r.steps.empty() ? 0 : r.steps.back().value("global_step", int64_t{0});
+    const int64_t steps = r.steps.empty() ? 0 : r.steps.back().global_step;
     if (a.csv)
-      fmt::print("{},{},{},{},{},{},{},{:.1f},{}\n", csv_field(r.name), csv_field(dataset_of(r)), csv_field(model_of(r)),
+      fmt::print("{},{},{},{},{},{},{},{:.1f},{}\n", csv_field(r.display_name()), csv_field(run_dataset_label(r)), csv_field(run_model_label(r)),
                  replicas, r.status, best(r), steps, r.duration_seconds, csv_field(r.dir));
     else
-      fmt::print("{:<36} {:<15} {:<26} {:>3} {:<10} {:>8} {:>7} {:>7.1f}s\n", r.name, dataset_of(r), model_of(r),
+      fmt::print("{:<36} {:<15} {:<26} {:>3} {:<10} {:>8} {:>7} {:>7.1f}s\n", r.name, run_dataset_label(r), run_model_label(r),
                  replicas, r.status, best(r), steps, r.duration_seconds);
     print_warnings(r);
   }
@@ -274,7 +350,7 @@ int run_runs_show(const RunsArgs& a) {
   try {
     const RunRecord r = read_run(resolve_run(a, a.dirs.at(0)));
     if (!a.csv) {
-      fmt::print("{} ({}), {} on {}, {} replica(s)\n", r.name, r.status, model_of(r), dataset_of(r),
+      fmt::print("{} ({}), {} on {}, {} replica(s)\n", r.name, r.status, run_model_label(r), run_dataset_label(r),
                  r.run.contains("devices") ? r.run["devices"].size() : 0);
       if (r.run.contains("message") && !r.run["message"].get<std::string>().empty())
         fmt::print("message: {}\n", r.run["message"].get<std::string>());
@@ -306,46 +382,8 @@ int run_runs_compare(const RunsArgs& a) {
   try {
     std::vector<RunRecord> runs;
     for (const auto& d : a.dirs) runs.push_back(read_run(resolve_run(a, d)));
-    const auto keys = differing_config_keys(runs);
-    std::vector<std::string> header = {"run"};
-    header.insert(header.end(), keys.begin(), keys.end());
-    for (const char* h : {"status", "final_loss", "final_val_loss", "best_val_accuracy", "seconds"}) header.push_back(h);
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& r : runs) {
-      std::vector<std::string> row = {r.name};
-      for (const auto& k : keys) {
-        std::string v = config_value(r, k);
-        row.push_back(k == "model" ? fmt::format("{} layers", nlohmann::json::parse(v).value("layers", nlohmann::json::array()).size()) : v);
-      }
-      const EpochRecord* last = r.epochs.empty() ? nullptr : &r.epochs.back();
-      row.push_back(r.status);
-      row.push_back(last ? fmt::format("{:.4f}", last->loss) : "-");
-      row.push_back(last && last->has_validation ? fmt::format("{:.4f}", last->val_loss) : "-");
-      row.push_back(best(r));
-      row.push_back(fmt::format("{:.1f}", r.duration_seconds));
-      rows.push_back(std::move(row));
-      print_warnings(r);
-    }
-    if (a.csv) {
-      for (size_t i = 0; i < header.size(); ++i) fmt::print("{}{}", i ? "," : "", csv_field(header[i]));
-      fmt::print("\n");
-      for (const auto& row : rows) {
-        for (size_t i = 0; i < row.size(); ++i) fmt::print("{}{}", i ? "," : "", csv_field(row[i]));
-        fmt::print("\n");
-      }
-      return kExitOk;
-    }
-    std::vector<size_t> width(header.size());
-    for (size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
-    for (const auto& row : rows)
-      for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-    auto print_row = [&](const std::vector<std::string>& row) {
-      for (size_t i = 0; i < row.size(); ++i) fmt::print("{:<{}}  ", row[i], width[i]);
-      fmt::print("\n");
-    };
-    print_row(header);
-    for (const auto& row : rows) print_row(row);
-    if (keys.empty()) fmt::print("(the runs share every setting)\n");
+    for (const auto& r : runs) print_warnings(r);
+    print_comparison(runs, a.csv);
     return kExitOk;
   } catch (const ConfigError& e) {
     return config_error(e);
@@ -353,7 +391,6 @@ int run_runs_compare(const RunsArgs& a) {
     return config_error(e);
   }
 }
-
 int run_presets() {
   for (const auto& p : presets())
     fmt::print("{:<14} dataset {:<15} {} x{} batch {}, {} epochs, {} logical device(s)\n    {}\n", p.name,
@@ -373,6 +410,60 @@ int run_datasets() {
   for (const auto& d : list_datasets())
     fmt::print("{:<15} {}{}\n", d.name, d.summary, d.default_dir.empty() ? "" : fmt::format(" [{}]", d.default_dir));
   return kExitOk;
+}
+
+int run_sweep(const SweepArgs& args) {
+  std::vector<SweepPoint> points;
+  std::shared_ptr<const Dataset> data;
+  const std::string root = args.train.run_dir.empty() ? default_runs_root() : args.train.run_dir;
+  const std::string id = new_sweep_id();
+  try {
+    std::vector<SweepAxis> axes;
+    for (const auto& spec : args.grid) axes.push_back(parse_sweep_axis(spec));
+    if (args.scaling) axes.push_back(scaling_axis(args.scaling_devices));
+    if (axes.empty()) throw ConfigError("give --grid KEY=V1,V2 (repeatable) or --scaling");
+    TrainConfig base = train_config(args.train);
+    if (args.scaling && base.max_steps == 0 && !args.train.epochs) base.epochs = 1;
+    points = expand_sweep(base, axes);
+    data = load_dataset(base.dataset);  // every point shares the dataset options
+  } catch (const std::exception& e) {
+    return setup_error(e);
+  }
+  if (!args.train.json)
+    fmt::print("Sweep {}: {} run(s) under {}\n", id, points.size(), root);
+  std::vector<RunRecord> done;
+  int exit_code = kExitOk;
+  for (size_t i = 0; i < points.size(); ++i) {
+    SweepPoint& p = points[i];
+    const std::string dir = new_run_dir(root, fmt::format("sweep-{}", i + 1));
+    std::unique_ptr<Trainer> trainer;
+    std::unique_ptr<RunWriter> writer;
+    try {
+      use_checkpoints(p.config, dir, args.train.checkpoint_every);
+      trainer = std::make_unique<Trainer>(p.config, data);
+      writer = std::make_unique<RunWriter>(
+          dir, to_json(p.config),
+          nlohmann::json{{"sweep", {{"id", id}, {"index", i + 1}, {"of", points.size()}, {"label", p.label},
+                                    {"scaling", args.scaling}}}});
+      write_meta(dir, RunMeta{p.label, {id}, {}});
+    } catch (const std::exception& e) {
+      return setup_error(e);
+    }
+    if (!args.train.json) fmt::print("\n[{}/{}] {} -> {}\n", i + 1, points.size(), p.label, dir);
+    const Execution r = execute(std::move(trainer), std::move(writer), args.train.json);
+    done.push_back(read_run(dir));
+    if (r.exit_code != kExitOk) exit_code = r.exit_code;
+    if (r.interrupted) break;
+  }
+  if (!args.train.json && !done.empty()) {
+    fmt::print("\n");
+    if (done.size() > 1) print_comparison(done, false);
+    if (args.scaling) {
+      fmt::print("\n");
+      print_scaling(done, false);
+    }
+  }
+  return exit_code;
 }
 
 }  // namespace mirror::cli

@@ -54,6 +54,14 @@ struct TrainArgs {
   bool no_record = false;        // without --run-dir: do not record under the default runs folder
 };
 
+// `sweep`: the train options as the base, then a grid of settings, one run per combination.
+struct SweepArgs {
+  TrainArgs train;                // --run-dir is the folder the sweep's runs go under
+  std::vector<std::string> grid;  // "lr=0.01,0.1", one per axis
+  bool scaling = false;           // add the scaling study's axis (logical devices)
+  std::vector<int> scaling_devices = {1, 2, 4};
+};
+
 struct RunsArgs {
   std::string root;               // empty: the default runs folder
   std::vector<std::string> dirs;  // show / compare
@@ -61,6 +69,9 @@ struct RunsArgs {
 };
 
 int run_train(const TrainArgs& args);
+// Trains every combination of the grid one after another, each recorded as a normal run tagged
+// with the sweep's id, then prints their comparison (and with --scaling the scaling table).
+int run_sweep(const SweepArgs& args);
 int run_summary(const ModelArgs& args);
 // Describes a dataset: sizes, shapes, classes with counts, and the first `samples` training
 // examples (token datasets decoded to words when a word index is known).

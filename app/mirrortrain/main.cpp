@@ -33,35 +33,55 @@ int main(int argc, char** argv) {
         ->check(CLI::NonNegativeNumber);
   };
 
-  TrainArgs t;
-  auto* train = app.add_subcommand("train", "Train a model");
-  add_model(train, t.model);
-  train->add_option("--epochs", t.epochs, "Epochs");
-  train->add_option("--batch-size", t.batch_size, "Global batch size, split across replicas");
-  train->add_option("--lr", t.lr, "Learning rate");
-  train->add_option("--optimizer", t.optimizer, "sgd, adam, adamw, rmsprop or nadam")
-      ->check(CLI::IsMember(mirror::optimizer_names()));
-  train->add_option("--momentum", t.momentum, "Momentum (sgd, rmsprop)");
-  train->add_flag("--nesterov", t.nesterov, "Nesterov momentum (sgd)");
-  train->add_option("--devices", t.devices, "cpu, cuda, or cuda:0,1")->capture_default_str();
-  train->add_option("--logical", t.logical, "Logical devices per physical device (replicas each)");
-  train->add_option("--memory-limit", t.memory_limit_mib, "Memory limit per logical device, MiB (enforced on CUDA)");
-  train->add_option("--max-steps", t.max_steps, "Stop after this many steps (0: no limit)");
-  train->add_option("--run-dir", t.run_dir, "Record the run in this directory (run.json, metrics.jsonl)");
-  train->add_flag("--json", t.json, "One JSON object per step and epoch on stdout, then a final one");
-  train->add_option("--communicator", t.communicator, "auto, reduce-to-one or shared-memory")->capture_default_str();
-  train->add_option("--sync-every", t.sync_every, "Check replicas are identical every N steps (0: only at the end)")
-      ->capture_default_str();
-  train->add_option("--threads", t.threads, "Intra-op threads per replica (0: cores / replicas)");
-  train->add_flag("--deterministic", t.deterministic, "Deterministic algorithms only: same seed, same numbers");
-  train->add_option("--top-k", t.top_k, "k of the top-k accuracy")->capture_default_str();
-  train->add_option("--checkpoint-every", t.checkpoint_every,
+  // The options of `train`, shared by `sweep` (whose runs each take them as the base).
+  auto add_train = [&add_model](CLI::App* cmd, TrainArgs& t, bool sweep) {
+    add_model(cmd, t.model);
+    cmd->add_option("--epochs", t.epochs, "Epochs");
+    cmd->add_option("--batch-size", t.batch_size, "Global batch size, split across replicas");
+    cmd->add_option("--lr", t.lr, "Learning rate");
+    cmd->add_option("--optimizer", t.optimizer, "sgd, adam, adamw, rmsprop or nadam")
+        ->check(CLI::IsMember(mirror::optimizer_names()));
+    cmd->add_option("--momentum", t.momentum, "Momentum (sgd, rmsprop)");
+    cmd->add_flag("--nesterov", t.nesterov, "Nesterov momentum (sgd)");
+    cmd->add_option("--devices", t.devices, "cpu, cuda, or cuda:0,1")->capture_default_str();
+    cmd->add_option("--logical", t.logical, "Logical devices per physical device (replicas each)");
+    cmd->add_option("--memory-limit", t.memory_limit_mib, "Memory limit per logical device, MiB (enforced on CUDA)");
+    cmd->add_option("--max-steps", t.max_steps, "Stop after this many steps (0: no limit)");
+    cmd->add_option("--run-dir", t.run_dir,
+                    sweep ? "Folder the sweep's runs go under (default: the runs folder)"
+                          : "Record the run in this directory (run.json, metrics.jsonl)");
+    cmd->add_flag("--json", t.json, "One JSON object per step and epoch on stdout, then a final one");
+    cmd->add_option("--communicator", t.communicator, "auto, reduce-to-one or shared-memory")->capture_default_str();
+    cmd->add_option("--sync-every", t.sync_every, "Check replicas are identical every N steps (0: only at the end)")
+        ->capture_default_str();
+    cmd->add_option("--threads", t.threads, "Intra-op threads per replica (0: cores / replicas)");
+    cmd->add_flag("--deterministic", t.deterministic, "Deterministic algorithms only: same seed, same numbers");
+    cmd->add_option("--top-k", t.top_k, "k of the top-k accuracy")->capture_default_str();
+    cmd->add_option("--checkpoint-every", t.checkpoint_every,
                     "With --run-dir: also checkpoint every N steps (always at epoch ends and on stop)")
-      ->check(CLI::NonNegativeNumber);
-  train->add_flag("--no-record", t.no_record, "Do not record the run (by default it goes under the runs folder)");
-  train->add_option("--resume", t.resume,
+        ->check(CLI::NonNegativeNumber);
+    if (sweep) return;
+    cmd->add_flag("--no-record", t.no_record, "Do not record the run (by default it goes under the runs folder)");
+    cmd->add_option("--resume", t.resume,
                     "Continue the run recorded in this directory from its newest checkpoint (--epochs and "
                     "--max-steps may extend it)");
+  };
+  TrainArgs t;
+  auto* train = app.add_subcommand("train", "Train a model");
+  add_train(train, t, false);
+
+  SweepArgs sw;
+  auto* sweep = app.add_subcommand("sweep", "Train a grid of settings, one run each, and compare them");
+  add_train(sweep, sw.train, true);
+  sweep->add_option("--grid", sw.grid,
+                    "An axis KEY=V1,V2 (repeatable; KEY: lr, batch, logical, epochs, optimizer, momentum, seed "
+                    "or a dotted config key)");
+  sweep->add_flag("--scaling", sw.scaling,
+                  "Scaling study: the same config on 1, 2 and 4 logical devices (1 epoch unless --epochs or "
+                  "--max-steps; steady state: the second half of each run's steps), then throughput, speed-up and where each step's time goes");
+  sweep->add_option("--scaling-devices", sw.scaling_devices, "Logical-device counts of the scaling study")
+      ->delimiter(',')
+      ->capture_default_str();
 
   ModelArgs s;
   auto* summary = app.add_subcommand("summary", "Print the Keras-style summary of a model on a dataset");
@@ -93,6 +113,7 @@ int main(int argc, char** argv) {
     return kExitBadConfig;
   }
   if (train->parsed()) return run_train(t);
+  if (sweep->parsed()) return run_sweep(sw);
   if (summary->parsed()) return run_summary(s);
   if (inspect->parsed()) return run_inspect(inspect_args, inspect_samples);
   if (runs_list->parsed()) return run_runs_list(runs_args);

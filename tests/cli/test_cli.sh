@@ -88,6 +88,21 @@ expect runs-compare 0 'optimizer.learning_rate' -- "$bin" runs compare "$tmp/run
 expect runs-compare-csv 0 '^run,.*optimizer.learning_rate' -- "$bin" runs --csv compare "$tmp/run1" "$first"
 expect runs-show-missing 2 'no run here' -- "$bin" runs show "$tmp/nothing"
 
+# Sweeps: one recorded run per combination, named and tagged, then compared.
+expect sweep-grid 0 'lr=0.1 batch=64 +64 +0.1 +finished' -- \
+  "$bin" sweep --preset spirals-mlp --epochs 1 --grid lr=0.01,0.1 --grid batch=32,64 --run-dir "$tmp/sweep"
+if [[ $(ls "$tmp/sweep" | wc -l) -eq 4 ]] && grep -q '"of": 4' "$tmp/sweep"/*-sweep-4/run.json &&
+   grep -q '"name": "lr=0.1 batch=64"' "$tmp/sweep"/*-sweep-4/meta.json; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); echo "FAIL sweep: not 4 runs with their sweep position and names"
+fi
+expect sweep-bad-axis 2 "unknown setting 'learning'" -- "$bin" sweep --preset spirals-mlp --grid learning=0.1
+expect sweep-bad-combination 2 'sweep run 2 of 2 \(batch=0\)' -- "$bin" sweep --preset spirals-mlp --grid batch=8,0
+expect sweep-no-axis 2 'give --grid' -- "$bin" sweep --preset spirals-mlp
+expect scaling-study 0 'logical=4 +4 +[0-9]+ +[0-9.]+ +1\.00 +[0-9]+%' -- \
+  "$bin" sweep --preset spirals-mlp --scaling --max-steps 8 --run-dir "$tmp/scaling"
+
 # kill -9 in the middle of a recorded run, then open what it left and resume it: the result must
 # equal an uninterrupted run's bit for bit (deterministic mode).
 flags=(--preset seed-reuters --dataset synthetic-text --train-size 2000 --val-size 200 --epochs 3
@@ -108,6 +123,8 @@ if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$killed/run.json"
 else
   failed=$((failed + 1)); echo "FAIL killed run: run.json or metrics.jsonl unreadable"
 fi
+expect killed-is-interrupted 0 'run-killed \(interrupted\).*' -- "$bin" runs show "$killed"
+expect killed-says-resume 0 'is gone; continue it with .mirrortrain train --resume' -- "$bin" runs show "$killed"
 expect resume-after-kill 0 'Resuming .* from step [1-9]' -- "$bin" train --resume "$killed"
 resumed=$(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["final"]["param_l2_norm"]))' "$killed/run.json")
 if [[ -n $whole && $(python3 -c "print(repr(float('$whole')))") == "$resumed" ]]; then

@@ -142,7 +142,7 @@ TEST(RunReader, HalfWrittenFilesOpenWithAWarningAndLoseNothingIntact) {
                                 "{\"type\":\"resumed\",\"global_step\":1}\n{\"type\":\"step\",\"global_step\":2,\"loss\":1.5}\n");
   r = read_run(good.string());
   ASSERT_EQ(r.steps.size(), 2u);
-  EXPECT_DOUBLE_EQ(r.steps[1].value("loss", 0.0), 1.5);
+  EXPECT_DOUBLE_EQ(r.steps[1].loss, 1.5);
   // A run.json cut in half: a clear error for that run, listed rather than dropped.
   const auto bad = root / "20261130-110000-bad";
   fs::create_directories(bad);

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <signal.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -11,6 +14,7 @@
 #include <map>
 #include <set>
 
+#include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
 
 namespace fs = std::filesystem;
@@ -39,74 +43,215 @@ std::map<std::string, std::string> flat_config(const RunRecord& r) {
 }
 }  // namespace
 
-RunRecord read_run(const std::string& dir) {
-  RunRecord r;
-  r.dir = dir;
-  r.name = fs::path(dir).filename().string();
-  const auto run_json = fs::path(dir) / "run.json";
-  std::ifstream in(run_json);
-  if (!in) throw DataError(fmt::format("{}: no run.json", dir));
+namespace {
+bool process_gone(int64_t pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH; }
+
+std::filesystem::file_time_type mtime(const fs::path& p) {
+  std::error_code ec;
+  const auto t = fs::last_write_time(p, ec);
+  return ec ? fs::file_time_type{} : t;
+}
+}  // namespace
+
+RunFollower::RunFollower(std::string dir) {
+  record_.dir = std::move(dir);
+  record_.name = fs::path(record_.dir).filename().string();
+  if (record_.name.empty()) record_.name = fs::path(record_.dir).parent_path().filename().string();
+  read_run_json();  // throws DataError: nothing to follow without it
+  poll();
+}
+
+void RunFollower::read_run_json() {
+  const auto path = fs::path(record_.dir) / "run.json";
+  std::ifstream in(path);
+  if (!in) throw DataError(fmt::format("{}: no run.json", record_.dir));
+  run_json_time_ = mtime(path);
   try {
-    r.run = nlohmann::json::parse(in);
+    record_.run = nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {
     throw DataError(fmt::format("{}: run.json is not valid JSON ({}); the metrics in metrics.jsonl are untouched",
-                                run_json.string(), e.what()));
+                                path.string(), e.what()));
   }
-  r.status = r.run.value("status", "unknown");
-  std::ifstream metrics(fs::path(dir) / "metrics.jsonl");
-  if (!metrics) {
-    r.warnings.push_back("no metrics.jsonl");
-    return r;
-  }
-  std::map<int64_t, nlohmann::json> steps;  // by global step: a resumed run's repeats replace
-  std::string line;
-  int64_t line_no = 0, skipped = 0;
-  while (std::getline(metrics, line)) {
-    ++line_no;
-    if (line.empty()) continue;
-    nlohmann::json j;
+}
+
+bool RunFollower::poll() {
+  bool changed = false;
+  base_warnings_.clear();
+  const fs::path dir(record_.dir);
+  if (const auto t = mtime(dir / "run.json"); t != run_json_time_) {
     try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception&) {
-      ++skipped;
-      continue;
-    }
-    const std::string type = j.value("type", "");
-    if (type == "step") {
-      steps[j.value("global_step", int64_t{0})] = j;
-    } else if (type == "resumed") {
-      // Steps after the checkpoint were written once before the kill and will be again.
-      const int64_t from = j.value("global_step", int64_t{0});
-      steps.erase(steps.upper_bound(from), steps.end());
-      while (!r.epochs.empty() && r.epochs.back().global_step > from) r.epochs.pop_back();
-    } else if (type == "epoch") {
-      EpochRecord e;
-      e.epoch = j.value("epoch", 0);
-      e.global_step = steps.empty() ? 0 : steps.rbegin()->first;
-      e.loss = j.value("loss", 0.0);
-      e.accuracy = j.value("accuracy", 0.0);
-      e.top_k_accuracy = j.value("top_k_accuracy", 0.0);
-      e.seconds = j.value("seconds", 0.0);
-      e.samples_per_sec = j.value("samples_per_sec", 0.0);
-      if (j.contains("val_accuracy")) {
-        e.has_validation = true;
-        e.val_loss = j.value("val_loss", 0.0);
-        e.val_accuracy = j.value("val_accuracy", 0.0);
-        e.val_top_k_accuracy = j.value("val_top_k_accuracy", 0.0);
-      }
-      r.epochs.push_back(e);
-    } else if (type == "final") {
-      r.duration_seconds = j.value("seconds", 0.0);
+      read_run_json();
+      changed = true;
+    } catch (const DataError& e) {
+      base_warnings_.push_back(fmt::format("{} (showing the last good copy)", e.what()));
     }
   }
-  if (skipped > 0)
-    r.warnings.push_back(fmt::format("{} malformed line(s) of metrics.jsonl skipped (a write cut short?)", skipped));
-  for (auto& [step, j] : steps) r.steps.push_back(std::move(j));
+  if (const auto t = mtime(dir / "meta.json"); t != meta_time_) {
+    meta_time_ = t;
+    meta_warning_.clear();
+    record_.meta = read_meta(record_.dir, &meta_warning_);
+    changed = true;
+  }
+  if (!meta_warning_.empty()) base_warnings_.push_back(meta_warning_);
+  std::ifstream metrics(dir / "metrics.jsonl", std::ios::binary);
+  have_metrics_ = static_cast<bool>(metrics);
+  if (metrics) {
+    metrics.seekg(0, std::ios::end);
+    const auto size = static_cast<std::uintmax_t>(metrics.tellg());
+    if (size < offset_) {  // replaced by a shorter file: start over
+      offset_ = 0;
+      pending_.clear();
+      record_.steps.clear();
+      record_.epochs.clear();
+      skipped_ = 0;
+    }
+    if (size > offset_) {
+      metrics.seekg(static_cast<std::streamoff>(offset_));
+      std::string chunk(size - offset_, '\0');
+      metrics.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      chunk.resize(static_cast<size_t>(metrics.gcount()));
+      offset_ += chunk.size();
+      pending_ += chunk;
+      size_t begin = 0;
+      for (size_t nl; (nl = pending_.find('\n', begin)) != std::string::npos; begin = nl + 1)
+        apply_line(pending_.substr(begin, nl - begin));
+      pending_.erase(0, begin);
+      changed = true;
+    }
+  }
+  derive();
+  return changed;
+}
+
+void RunFollower::finish() {
+  if (!pending_.empty()) {
+    apply_line(pending_);
+    pending_.clear();
+  }
+  derive();
+}
+
+void RunFollower::apply_line(const std::string& line) {
+  if (line.empty()) return;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::exception&) {
+    ++skipped_;
+    return;
+  }
+  auto& steps = record_.steps;
+  auto& epochs = record_.epochs;
+  const auto truncate_after = [&](int64_t step) {  // drop what a resumed run writes again
+    while (!steps.empty() && steps.back().global_step > step) steps.pop_back();
+    while (!epochs.empty() && epochs.back().global_step > step) epochs.pop_back();
+  };
+  const std::string type = j.value("type", "");
+  if (type == "step") {
+    StepPoint p;
+    p.global_step = j.value("global_step", int64_t{0});
+    truncate_after(p.global_step - 1);
+    p.epoch = j.value("epoch", 0);
+    p.samples = j.value("samples", int64_t{0});
+    p.step_seconds = j.value("step_seconds", 0.0);
+    p.samples_seen = (steps.empty() ? 0 : steps.back().samples_seen) + p.samples;
+    p.train_seconds = (steps.empty() ? 0 : steps.back().train_seconds) + p.step_seconds;
+    p.loss = j.value("loss", 0.0);
+    p.accuracy = j.value("accuracy", 0.0);
+    p.top_k_accuracy = j.value("top_k_accuracy", 0.0);
+    if (const auto it = j.find("replicas"); it != j.end() && it->is_array() && !it->empty()) {
+      for (const auto& r : *it) {
+        p.compute_ms += r.value("compute_ms", 0.0);
+        p.allreduce_ms += r.value("allreduce_ms", 0.0);
+        p.update_ms += r.value("update_ms", 0.0);
+      }
+      const double n = static_cast<double>(it->size());
+      p.compute_ms /= n;
+      p.allreduce_ms /= n;
+      p.update_ms /= n;
+    }
+    steps.push_back(p);
+  } else if (type == "resumed") {
+    truncate_after(j.value("global_step", int64_t{0}));
+  } else if (type == "epoch") {
+    EpochRecord e;
+    e.epoch = j.value("epoch", 0);
+    if (!steps.empty()) {
+      e.global_step = steps.back().global_step;
+      e.samples_seen = steps.back().samples_seen;
+      e.train_seconds = steps.back().train_seconds;
+    }
+    e.loss = j.value("loss", 0.0);
+    e.accuracy = j.value("accuracy", 0.0);
+    e.top_k_accuracy = j.value("top_k_accuracy", 0.0);
+    e.seconds = j.value("seconds", 0.0);
+    e.samples_per_sec = j.value("samples_per_sec", 0.0);
+    if (j.contains("val_accuracy")) {
+      e.has_validation = true;
+      e.val_loss = j.value("val_loss", 0.0);
+      e.val_accuracy = j.value("val_accuracy", 0.0);
+      e.val_top_k_accuracy = j.value("val_top_k_accuracy", 0.0);
+    }
+    epochs.push_back(e);
+  } else if (type == "final") {
+    final_seconds_ = j.value("seconds", 0.0);
+  }
+}
+
+void RunFollower::derive() {
+  RunRecord& r = record_;
+  r.warnings = base_warnings_;
+  r.status = r.run.value("status", "unknown");
+  if (r.status == "running" && r.run.value("host", "") == host_name() && process_gone(r.run.value("pid", int64_t{0}))) {
+    r.status = "interrupted";
+    r.warnings.push_back(fmt::format("the process that was writing this run (pid {}) is gone; "
+                                     "continue it with `mirrortrain train --resume {}`",
+                                     r.run.value("pid", int64_t{0}), r.dir));
+  }
+  if (!have_metrics_) r.warnings.push_back("no metrics.jsonl");
+  if (skipped_ > 0)
+    r.warnings.push_back(fmt::format("{} malformed line(s) of metrics.jsonl skipped (a write cut short?)", skipped_));
+  r.best_val_accuracy = -1;
   for (const auto& e : r.epochs)
     if (e.has_validation) r.best_val_accuracy = std::max(r.best_val_accuracy, e.val_accuracy);
+  r.duration_seconds = final_seconds_;
   if (r.duration_seconds == 0)
     for (const auto& e : r.epochs) r.duration_seconds += e.seconds;
-  return r;
+  if (r.duration_seconds == 0 && !r.steps.empty()) r.duration_seconds = r.steps.back().train_seconds;
+}
+
+RunRecord read_run(const std::string& dir) {
+  RunFollower f(dir);
+  f.finish();
+  return f.record();
+}
+
+RunMeta read_meta(const std::string& dir, std::string* warning) {
+  RunMeta m;
+  const auto path = fs::path(dir) / "meta.json";
+  std::ifstream in(path);
+  if (!in) return m;
+  try {
+    const auto j = nlohmann::json::parse(in);
+    m.name = j.value("name", "");
+    m.notes = j.value("notes", "");
+    if (const auto it = j.find("tags"); it != j.end() && it->is_array())
+      for (const auto& t : *it)
+        if (t.is_string()) m.tags.push_back(t.get<std::string>());
+  } catch (const nlohmann::json::exception& e) {
+    if (warning) *warning = fmt::format("{}: not valid JSON ({}); name, tags and notes ignored", path.string(), e.what());
+    return RunMeta{};
+  }
+  return m;
+}
+
+void write_meta(const std::string& dir, const RunMeta& meta) {
+  const nlohmann::json j = {{"name", meta.name}, {"tags", meta.tags}, {"notes", meta.notes}};
+  try {
+    write_file_atomically((fs::path(dir) / "meta.json").string(), j.dump(2) + "\n");
+  } catch (const std::exception& e) {
+    throw RunError(e.what());
+  }
 }
 
 std::vector<RunRecord> list_runs(const std::string& root) {
@@ -164,6 +309,25 @@ std::vector<std::string> differing_config_keys(const std::vector<RunRecord>& run
     if (values.size() > 1) out.push_back(k);
   }
   return out;
+}
+
+int replica_count(const RunRecord& run) {
+  if (const auto it = run.run.find("devices"); it != run.run.end() && it->is_array() && !it->empty())
+    return static_cast<int>(it->size());
+  const std::string logical = config_value(run, "devices.logical");
+  try {
+    return std::max(1, std::stoi(logical));
+  } catch (const std::exception&) {
+    return 1;
+  }
+}
+
+int physical_device_count(const RunRecord& run) {
+  std::set<std::string> physical;
+  if (const auto it = run.run.find("devices"); it != run.run.end() && it->is_array())
+    for (const auto& d : *it)
+      if (d.is_string()) physical.insert(d.get<std::string>().substr(0, d.get<std::string>().find("/logical")));
+  return std::max<int>(1, static_cast<int>(physical.size()));
 }
 
 std::string config_value(const RunRecord& run, const std::string& key) {

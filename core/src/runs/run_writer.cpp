@@ -39,7 +39,13 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
-RunWriter::RunWriter(std::string dir, nlohmann::json config) : dir_(std::move(dir)) {
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+RunWriter::RunWriter(std::string dir, nlohmann::json config, const nlohmann::json& extra) : dir_(std::move(dir)) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) throw ConfigError(fmt::format("run directory {}: cannot create it ({})", dir_, ec.message()));
@@ -49,7 +55,10 @@ RunWriter::RunWriter(std::string dir, nlohmann::json config) : dir_(std::move(di
           {"status", "running"},
           {"started_at", now_iso8601()},
           {"config", std::move(config)},
+          {"host", host_name()},
+          {"pid", static_cast<int64_t>(::getpid())},
           {"versions", {{"mirror_workbench", "0.1.0"}, {"libtorch", TORCH_VERSION}}}};
+  for (const auto& [k, v] : extra.items()) run_[k] = v;
   write_run_json();
   metrics_.open(std::filesystem::path(dir_) / "metrics.jsonl", std::ios::app);
   if (!metrics_) throw ConfigError(fmt::format("run directory {}: cannot open metrics.jsonl", dir_));
@@ -73,6 +82,8 @@ std::unique_ptr<RunWriter> RunWriter::resume(const std::string& dir, int64_t fro
   w->run_["status"] = "running";
   w->run_["resumed_at"] = now_iso8601();
   w->run_["resumed_from_step"] = from_step;
+  w->run_["host"] = host_name();
+  w->run_["pid"] = static_cast<int64_t>(::getpid());
   w->write_run_json();
   w->metrics_.open(std::filesystem::path(dir) / "metrics.jsonl", std::ios::app);
   if (!w->metrics_) throw ConfigError(fmt::format("run directory {}: cannot open metrics.jsonl", dir));
@@ -88,7 +99,11 @@ void RunWriter::write_run_json() {
 
 void RunWriter::append(const nlohmann::json& j, bool flush) {
   metrics_ << j.dump() << '\n';
-  if (flush) metrics_.flush();
+  const auto now = std::chrono::steady_clock::now();
+  if (flush || now - last_flush_ > std::chrono::seconds(1)) {
+    metrics_.flush();
+    last_flush_ = now;
+  }
 }
 
 void RunWriter::on_started(const RunStarted& e) {

@@ -1,43 +1,110 @@
 #pragma once
-// Reading recorded runs: run.json and metrics.jsonl, tolerant of a run that was killed or is
-// still being written.
+// Reading recorded runs: run.json, metrics.jsonl and the user's notes (meta.json), tolerant of a
+// run that was killed or is still being written by another process.
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace mirror {
 
+// One training step as the charts and the scaling study need it (the full step objects, with
+// every replica's timings, stay in metrics.jsonl).
+struct StepPoint {
+  int64_t global_step = 0;
+  int epoch = 0;
+  int64_t samples_seen = 0;   // over the run, this step included
+  double train_seconds = 0;   // training wall time over the run, this step included (validation excluded)
+  double loss = 0, accuracy = 0, top_k_accuracy = 0;
+  double step_seconds = 0;
+  int64_t samples = 0;        // in this step's global batch
+  // Means over the replicas of this step's phases, ms.
+  double compute_ms = 0, allreduce_ms = 0, update_ms = 0;
+};
+
 struct EpochRecord {
   int epoch = 0;
-  int64_t global_step = 0;  // step at the epoch's end
+  int64_t global_step = 0;   // step at the epoch's end
+  int64_t samples_seen = 0;  // over the run at the epoch's end
+  double train_seconds = 0;  // training wall time over the run at the epoch's end
   double loss = 0, accuracy = 0, top_k_accuracy = 0;
   bool has_validation = false;
   double val_loss = 0, val_accuracy = 0, val_top_k_accuracy = 0;
   double seconds = 0, samples_per_sec = 0;
 };
 
+// What the person wrote about a run (meta.json, kept apart from run.json so that a process still
+// writing the run never overwrites it).
+struct RunMeta {
+  std::string name;               // display name; empty: the directory's name
+  std::vector<std::string> tags;
+  std::string notes;
+};
+
 struct RunRecord {
   std::string dir;
   std::string name;               // the directory's name
   nlohmann::json run;             // run.json as recorded (config, devices, status, ...)
-  std::string status;             // running | finished | stopped | failed
-  std::vector<nlohmann::json> steps;  // step objects, resumed runs de-duplicated by step
+  // running | finished | stopped | failed | interrupted (recorded as running by a process on
+  // this machine that no longer exists: killed; resume it) | unreadable
+  std::string status;
+  RunMeta meta;
+  std::vector<StepPoint> steps;   // resumed runs de-duplicated by step
   std::vector<EpochRecord> epochs;
   double best_val_accuracy = -1;  // -1: no validation recorded
   double duration_seconds = 0;
   std::vector<std::string> warnings;  // lines skipped, files missing: what was not read and why
+
+  // The meta name when the person gave one, else the directory's name.
+  const std::string& display_name() const { return meta.name.empty() ? name : meta.name; }
 };
 
-// Reads a run directory. A malformed line of metrics.jsonl (a write cut by a kill) is skipped
-// with a warning; everything intact is kept. Throws DataError only when run.json is missing or
-// unreadable.
+// Follows one run directory: each poll() reads only what was appended to metrics.jsonl since the
+// last one (a line still being written waits for its newline) and re-reads run.json and meta.json
+// when they changed. Works on a finished run as well as on one another process is writing.
+class RunFollower {
+ public:
+  // Throws DataError when run.json is missing or not valid JSON.
+  explicit RunFollower(std::string dir);
+  // Reads what is new; true when anything changed. Never throws: a run.json that turned
+  // unreadable keeps the last good one and adds a warning.
+  bool poll();
+  const RunRecord& record() const { return record_; }
+  // Counts a trailing line without a newline as cut short (the writer is gone).
+  void finish();
+
+ private:
+  void read_run_json();
+  void apply_line(const std::string& line);
+  void derive();
+
+  RunRecord record_;
+  std::vector<std::string> base_warnings_;
+  std::string meta_warning_;
+  std::filesystem::file_time_type run_json_time_{}, meta_time_{};
+  std::uintmax_t offset_ = 0;
+  std::string pending_;  // bytes after the last newline
+  int64_t skipped_ = 0;
+  double final_seconds_ = 0;
+  bool have_metrics_ = false;
+};
+
+// Reads a run directory completely. A malformed line of metrics.jsonl (a write cut by a kill) is
+// skipped with a warning; everything intact is kept. Throws DataError only when run.json is
+// missing or unreadable.
 RunRecord read_run(const std::string& dir);
 
 // Every run directory directly under `root` (those holding a run.json), newest first by name.
 // Unreadable runs are listed with their warnings rather than dropped.
 std::vector<RunRecord> list_runs(const std::string& root);
+
+// meta.json of a run; empty when there is none. A malformed one reads as empty (`warning` says why).
+RunMeta read_meta(const std::string& dir, std::string* warning = nullptr);
+// Writes meta.json atomically. Throws RunError when it cannot be written.
+void write_meta(const std::string& dir, const RunMeta& meta);
 
 // Where runs are recorded by default: $MIRROR_RUNS_DIR, else $XDG_DATA_HOME/mirror-workbench/runs,
 // else ~/.local/share/mirror-workbench/runs.
@@ -50,5 +117,10 @@ std::string new_run_dir(const std::string& root, const std::string& label);
 std::vector<std::string> differing_config_keys(const std::vector<RunRecord>& runs);
 // A config value of a run by flattened key ("optimizer.learning_rate"), as text.
 std::string config_value(const RunRecord& run, const std::string& key);
+
+// Replicas the run trained on (from its recorded devices, else its config).
+int replica_count(const RunRecord& run);
+// Distinct physical devices under those replicas ("cpu:0/logical:1" and "cpu:0/logical:0" are one).
+int physical_device_count(const RunRecord& run);
 
 }  // namespace mirror

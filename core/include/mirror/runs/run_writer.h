@@ -1,10 +1,12 @@
 #pragma once
 // Records a run in its directory: run.json (config, devices, status) and metrics.jsonl (one JSON
 // object per event). run.json is replaced atomically (temp file + rename); metrics.jsonl is
-// append-only and flushed at every epoch and at the end.
+// append-only and flushed at every epoch, at the end, and at least once a second in between so
+// that a reader following the run live sees its steps.
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -16,9 +18,11 @@ namespace mirror {
 class RunWriter : public EventSink {
  public:
   // Creates `dir` (and parents) and writes run.json with status "running". `config` is the run's
-  // full configuration. Throws ConfigError if the directory cannot be created or already holds
-  // a run.json (runs are never overwritten).
-  RunWriter(std::string dir, nlohmann::json config);
+  // full configuration; the members of `extra` (a sweep's id and position, say) are added to
+  // run.json as they are. run.json also names the host and process writing it, so that a reader
+  // can tell a run in progress from one whose process was killed. Throws ConfigError if the
+  // directory cannot be created or already holds a run.json (runs are never overwritten).
+  RunWriter(std::string dir, nlohmann::json config, const nlohmann::json& extra = nlohmann::json::object());
 
   // Reopens a recorded run to continue it: run.json goes back to "running" (keeping what it
   // held), and metrics.jsonl gets a {"type":"resumed","global_step":N} line, after which a
@@ -44,7 +48,11 @@ class RunWriter : public EventSink {
   std::string dir_;
   nlohmann::json run_;
   std::ofstream metrics_;
+  std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
 };
+
+// This machine's host name, as run.json records it.
+std::string host_name();
 
 // Writes `text` to `path` atomically: a temp file in the same directory, flushed, then renamed.
 // Throws std::runtime_error naming the path on failure.

@@ -1,0 +1,241 @@
+// Following a run as it is written, the person's notes on runs, comparison tables, the scaling
+// study's numbers and sweep grids.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "mirror/runs/compare.h"
+#include "mirror/runs/run_writer.h"
+#include "mirror/runs/sweep.h"
+#include "mirror/util/error.h"
+#include "test_helpers.h"
+
+using namespace mirror;
+using mirror::testing::error_of;
+using mirror::testing::TempDir;
+
+namespace {
+void append(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::app) << text;
+}
+
+std::string step_line(int64_t step, double loss, double seconds = 0.01, int64_t samples = 32) {
+  return "{\"type\":\"step\",\"epoch\":1,\"global_step\":" + std::to_string(step) + ",\"samples\":" +
+         std::to_string(samples) + ",\"step_seconds\":" + std::to_string(seconds) + ",\"loss\":" +
+         std::to_string(loss) + "}\n";
+}
+
+// A pid that certainly belonged to a process that has ended.
+int64_t dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
+RunRecord scaling_run(const std::string& name, int replicas, double step_seconds, double compute_ms,
+                      double allreduce_ms) {
+  RunRecord r;
+  r.name = name;
+  r.run = {{"devices", nlohmann::json::array()}};
+  for (int i = 0; i < replicas; ++i) r.run["devices"].push_back("cpu:0/logical:" + std::to_string(i));
+  for (int s = 1; s <= 10; ++s) {
+    StepPoint p;
+    p.global_step = s;
+    p.samples = 64;
+    // The first steps are slow (warm-up) and must not count.
+    p.step_seconds = s <= 5 ? 10 * step_seconds : step_seconds;
+    p.compute_ms = compute_ms;
+    p.allreduce_ms = allreduce_ms;
+    r.steps.push_back(p);
+  }
+  return r;
+}
+}  // namespace
+
+TEST(RunFollower, ReadsOnlyWhatWasAppendedAndWaitsForAWholeLine) {
+  TempDir dir;
+  std::ofstream(dir / "run.json") << R"({"status": "running", "config": {"seed": 1}})";
+  const std::string metrics = dir / "metrics.jsonl";
+  append(metrics, step_line(1, 2.0) + step_line(2, 1.5, 0.02, 16));
+  RunFollower f(dir.str());
+  ASSERT_EQ(f.record().steps.size(), 2u);
+  EXPECT_EQ(f.record().steps[1].samples_seen, 48);
+  EXPECT_NEAR(f.record().steps[1].train_seconds, 0.03, 1e-12);
+  EXPECT_FALSE(f.poll());  // nothing new
+  // A line the writer has not finished yet is neither parsed nor counted as malformed.
+  const std::string third = step_line(3, 1.25);
+  append(metrics, third.substr(0, 20));
+  EXPECT_TRUE(f.poll());
+  EXPECT_EQ(f.record().steps.size(), 2u);
+  EXPECT_TRUE(f.record().warnings.empty()) << f.record().warnings[0];
+  append(metrics, third.substr(20) + "{\"type\":\"epoch\",\"epoch\":1,\"loss\":1.4,\"val_accuracy\":0.7,\"seconds\":0.5}\n");
+  EXPECT_TRUE(f.poll());
+  ASSERT_EQ(f.record().steps.size(), 3u);
+  EXPECT_DOUBLE_EQ(f.record().steps[2].loss, 1.25);
+  ASSERT_EQ(f.record().epochs.size(), 1u);
+  EXPECT_EQ(f.record().epochs[0].global_step, 3);
+  EXPECT_EQ(f.record().epochs[0].samples_seen, 80);
+  EXPECT_DOUBLE_EQ(f.record().best_val_accuracy, 0.7);
+  // A resume after a kill: the steps past the checkpoint are written again and replace the first ones.
+  append(metrics, "{\"type\":\"resumed\",\"global_step\":1}\n" + step_line(2, 1.0) + step_line(3, 0.5));
+  f.poll();
+  ASSERT_EQ(f.record().steps.size(), 3u);
+  EXPECT_DOUBLE_EQ(f.record().steps[1].loss, 1.0);
+  EXPECT_DOUBLE_EQ(f.record().steps[2].loss, 0.5);
+  EXPECT_EQ(f.record().steps[2].samples_seen, 96);
+  EXPECT_TRUE(f.record().epochs.empty());  // the epoch ended after the checkpoint
+  // The status follows run.json as the writer replaces it.
+  std::ofstream(dir / "run.json.tmp") << R"({"status": "finished", "config": {"seed": 1}})";
+  std::filesystem::rename(dir / "run.json.tmp", dir / "run.json");
+  std::filesystem::last_write_time(dir / "run.json", std::filesystem::file_time_type::clock::now() + std::chrono::seconds(2));
+  EXPECT_TRUE(f.poll());
+  EXPECT_EQ(f.record().status, "finished");
+  // Once the writer is gone, a cut last line is reported.
+  append(metrics, "{\"type\":\"step\",\"glo");
+  f.poll();
+  EXPECT_TRUE(f.record().warnings.empty());
+  f.finish();
+  ASSERT_EQ(f.record().warnings.size(), 1u);
+  EXPECT_NE(f.record().warnings[0].find("1 malformed line"), std::string::npos);
+}
+
+TEST(RunFollower, ARunWhoseProcessIsGoneReadsAsInterrupted) {
+  TempDir dir;
+  nlohmann::json run = {{"status", "running"}, {"host", host_name()}, {"pid", dead_pid()}};
+  std::ofstream(dir / "run.json") << run.dump();
+  RunRecord r = read_run(dir.str());
+  EXPECT_EQ(r.status, "interrupted");
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings[0].find("--resume"), std::string::npos);
+  // This very process is alive: running it stays.
+  run["pid"] = static_cast<int64_t>(::getpid());
+  std::ofstream(dir / "run.json") << run.dump();
+  EXPECT_EQ(read_run(dir.str()).status, "running");
+  // Another machine's process cannot be checked from here: believed.
+  run["pid"] = dead_pid();
+  run["host"] = "some-other-host-" + host_name();
+  std::ofstream(dir / "run.json") << run.dump();
+  EXPECT_EQ(read_run(dir.str()).status, "running");
+}
+
+TEST(RunWriter, RecordsItsProcessAndExtraMembers) {
+  TempDir dir;
+  RunWriter w(dir / "run", {{"seed", 3}}, {{"sweep", {{"id", "sw-1"}, {"index", 2}}}});
+  const auto j = RunWriter::read_run_json(dir / "run");
+  EXPECT_EQ(j["pid"].get<int64_t>(), ::getpid());
+  EXPECT_EQ(j["host"], host_name());
+  EXPECT_EQ(j["sweep"]["index"], 2);
+  EXPECT_EQ(j["config"]["seed"], 3);
+}
+
+TEST(RunMeta, RoundTripsAndAMalformedFileLosesNothingElse) {
+  TempDir dir;
+  std::ofstream(dir / "run.json") << R"({"status": "finished"})";
+  EXPECT_EQ(read_run(dir.str()).display_name(), std::filesystem::path(dir.str()).filename().string());
+  write_meta(dir.str(), RunMeta{"baseline", {"lr", "keep"}, "first try\nwith dropout"});
+  const RunRecord r = read_run(dir.str());
+  EXPECT_EQ(r.display_name(), "baseline");
+  EXPECT_EQ(r.meta.tags, (std::vector<std::string>{"lr", "keep"}));
+  EXPECT_EQ(r.meta.notes, "first try\nwith dropout");
+  std::ofstream(dir / "meta.json") << "{\"name\": \"bro";
+  const RunRecord broken = read_run(dir.str());
+  EXPECT_EQ(broken.status, "finished");
+  EXPECT_TRUE(broken.meta.name.empty());
+  ASSERT_EQ(broken.warnings.size(), 2u);  // the bad meta.json, and no metrics.jsonl
+  EXPECT_NE(broken.warnings[0].find("meta.json"), std::string::npos);
+  EXPECT_NE(error_of<RunError>([] { write_meta("/nonexistent-dir/for/sure", RunMeta{}); }), "");
+}
+
+TEST(Compare, TableHasTheDifferingSettingsAndResults) {
+  RunRecord a, b;
+  a.name = "a";
+  b.name = "b";
+  b.meta.name = "bigger lr";
+  a.status = b.status = "finished";
+  a.run = nlohmann::json::parse(R"({"config": {"preset": "p", "batch_size": 32, "optimizer": {"learning_rate": 0.01}}})");
+  b.run = nlohmann::json::parse(R"({"config": {"preset": "p", "batch_size": 32, "optimizer": {"learning_rate": 0.1}}})");
+  EpochRecord e;
+  e.loss = 0.5;
+  e.has_validation = true;
+  e.val_loss = 0.625;
+  a.epochs = {e};
+  a.best_val_accuracy = 0.8125;
+  a.duration_seconds = 12.34;
+  const ComparisonTable t = comparison_table({a, b});
+  EXPECT_EQ(t.differing, std::vector<std::string>{"optimizer.learning_rate"});
+  EXPECT_EQ(t.header, (std::vector<std::string>{"run", "optimizer.learning_rate", "status", "final_loss", "final_val_loss",
+                                                "best_val_accuracy", "seconds"}));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0], (std::vector<std::string>{"a", "0.01", "finished", "0.5000", "0.6250", "0.8125", "12.3"}));
+  EXPECT_EQ(t.rows[1], (std::vector<std::string>{"bigger lr", "0.1", "finished", "-", "-", "-", "0.0"}));
+  EXPECT_EQ(run_model_label(a), "p");
+}
+
+TEST(Compare, ScalingRowsMeasureTheSteadyStateAgainstTheFewestReplicas) {
+  // 1 replica: 64 samples per 10 ms; 2 logical: per 8 ms; 4 logical: per 16 ms, mostly all-reduce.
+  const auto rows = scaling_rows({scaling_run("four", 4, 0.016, 4, 10), scaling_run("one", 1, 0.010, 9, 0),
+                                  scaling_run("two", 2, 0.008, 7, 0.5)});
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].run, "one");
+  EXPECT_EQ(rows[2].replicas, 4);
+  EXPECT_EQ(rows[0].steps, 5);
+  EXPECT_NEAR(rows[0].samples_per_sec, 6400, 1e-6);
+  EXPECT_NEAR(rows[1].speedup, 1.25, 1e-9);
+  EXPECT_NEAR(rows[2].speedup, 0.625, 1e-9);
+  EXPECT_EQ(rows[2].physical_devices, 1);
+  EXPECT_DOUBLE_EQ(rows[2].ideal_speedup, 1.0);  // logical devices of one CPU
+  EXPECT_NEAR(rows[2].efficiency, 0.625, 1e-9);
+  EXPECT_NEAR(rows[2].step_ms, 16, 1e-9);
+  EXPECT_NEAR(rows[2].other_ms, 2, 1e-9);
+  const std::string why = explain_scaling(rows);
+  EXPECT_NE(why.find("0.62x"), std::string::npos) << why;
+  EXPECT_NE(why.find("Synchronisation"), std::string::npos) << why;
+  EXPECT_TRUE(explain_scaling({rows[0]}).empty());
+  // Two physical devices: perfect scaling doubles.
+  RunRecord gpus = scaling_run("gpus", 2, 0.005, 4, 1);
+  gpus.run["devices"] = {"cuda:0", "cuda:1"};
+  RunRecord gpu = scaling_run("gpu", 1, 0.010, 9, 0);
+  gpu.run["devices"] = {"cuda:0"};
+  const auto g = scaling_rows({gpu, gpus});
+  EXPECT_DOUBLE_EQ(g[1].ideal_speedup, 2.0);
+  EXPECT_NEAR(g[1].efficiency, 1.0, 1e-9);
+}
+
+TEST(Sweep, AxesParseWithShortNamesAndCheckTheirValues) {
+  const SweepAxis lr = parse_sweep_axis("lr=0.01, 0.1,1e-3");
+  EXPECT_EQ(lr.key, "optimizer.learning_rate");
+  ASSERT_EQ(lr.values.size(), 3u);
+  EXPECT_DOUBLE_EQ(lr.values[2].get<double>(), 1e-3);
+  EXPECT_EQ(parse_sweep_axis("optimizer=adam,sgd").values[1], "sgd");
+  EXPECT_EQ(parse_sweep_axis("devices.logical=1,2").name, "devices.logical");
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr"); }).find("KEY=V1,V2"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("learning_rate=0.1"); }).find("unknown setting"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("model=1"); }).find("unknown setting"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("batch=32.5"); }).find("whole number"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr=fast"); }).find("a number"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr=,"); }).find("no values"), std::string::npos);
+}
+
+TEST(Sweep, GridExpandsFirstAxisSlowestAndRejectsAnImpossibleCombinationUpFront) {
+  TrainConfig base = config_from_preset("spirals-mlp");
+  const auto points = expand_sweep(base, {parse_sweep_axis("lr=0.01,0.1"), parse_sweep_axis("batch=16,32,64")});
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[0].label, "lr=0.01 batch=16");
+  EXPECT_EQ(points[5].label, "lr=0.1 batch=64");
+  EXPECT_DOUBLE_EQ(points[4].config.optimizer.learning_rate, 0.1);
+  EXPECT_EQ(points[4].config.batch_size, 32);
+  // Everything else is the base config's.
+  EXPECT_EQ(points[4].config.model.layers.size(), base.model.layers.size());
+  EXPECT_EQ(points[4].config.dataset.name, base.dataset.name);
+  EXPECT_EQ(points[4].config.seed, base.seed);
+  const auto scaling = expand_sweep(base, {scaling_axis({1, 2, 4})});
+  ASSERT_EQ(scaling.size(), 3u);
+  EXPECT_EQ(scaling[2].config.devices.logical, 4);
+  EXPECT_EQ(scaling[2].label, "logical=4");
+  const std::string err = error_of<ConfigError>([&] { expand_sweep(base, {parse_sweep_axis("lr=0.1,-1")}); });
+  EXPECT_NE(err.find("sweep run 2 of 2 (lr=-1)"), std::string::npos) << err;
+  EXPECT_NE(error_of<ConfigError>([&] { expand_sweep(base, {}); }), "");
+}
