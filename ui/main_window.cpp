@@ -21,14 +21,20 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <filesystem>
+
 #include "mirror/model/presets.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/train/trainer.h"
+#include "mirror/util/error.h"
+#include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
 #include "ui/devices_panel.h"
 #include "ui/metric_chart.h"
 #include "ui/model_panel.h"
 #include "ui/replica_view.h"
+#include "ui/runs_browser.h"
+#include "ui/sweep_dialog.h"
 #include "ui/theme.h"
 #include "ui/training_controller.h"
 #include "ui/training_panel.h"
@@ -82,11 +88,24 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   chart_split->addWidget(replicas_);
   for (int i = 0; i < 3; ++i) chart_split->setStretchFactor(i, 3);
   chart_split->setStretchFactor(3, 1);
+  browser_ = new RunsBrowser;
+  compare_ = new CompareView;
+  connect(browser_, &RunsBrowser::selection_changed, compare_, &CompareView::set_runs);
+  auto* runs_split = new QSplitter(Qt::Vertical);
+  runs_split->addWidget(browser_);
+  runs_split->addWidget(compare_);
+  runs_split->setStretchFactor(0, 2);
+  runs_split->setStretchFactor(1, 3);
+  views_ = new QTabWidget;
+  views_->setObjectName("views");
+  views_->addTab(chart_split, "Live");
+  views_->addTab(runs_split, "Runs");
+  views_->setTabToolTip(1, "Every recorded run: rename, tag, annotate, compare (Ctrl+R)");
   auto* right = new QWidget;
   auto* right_layout = new QVBoxLayout(right);
   right_layout->setContentsMargins(0, 0, 0, 0);
   right_layout->addWidget(banner_);
-  right_layout->addWidget(chart_split, 1);
+  right_layout->addWidget(views_, 1);
   auto* split = new QSplitter;
   split->setObjectName("main_split");
   split->addWidget(tabs_);
@@ -156,7 +175,10 @@ void MainWindow::build_actions() {
     controller_->set_paused(on);
     status_->setText(on ? "Paused." : "Resumed.");
   });
-  stop_ = tb->addAction(style()->standardIcon(QStyle::SP_MediaStop), "Stop", this, [this] { controller_->stop(); });
+  stop_ = tb->addAction(style()->standardIcon(QStyle::SP_MediaStop), "Stop", this, [this] {
+    sweep_.cancelled = sweeping();
+    controller_->stop();
+  });
   stop_->setShortcut(QKeySequence("Ctrl+."));
   stop_->setToolTip("Stop after the current step (Ctrl+.)");
   tb->addSeparator();
@@ -182,6 +204,24 @@ void MainWindow::build_actions() {
   file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
   auto* run = menuBar()->addMenu("&Run");
   run->addActions({train_, pause_, stop_});
+  run->addSeparator();
+  sweep_action_ = run->addAction("Sweep…", this, &MainWindow::open_sweep_dialog);
+  sweep_action_->setToolTip("Train every combination of learning rates, batch sizes and device counts, then compare");
+  scaling_action_ = run->addAction("Scaling study (1, 2, 4 logical devices)", this, &MainWindow::start_scaling_study);
+  scaling_action_->setToolTip("The same config on 1, 2 and 4 logical devices: throughput, efficiency, where the time goes");
+  tb->addSeparator();
+  tb->addAction(scaling_action_);
+  auto* runs = menuBar()->addMenu("R&uns");
+  runs->addAction("Show runs", QKeySequence("Ctrl+R"), this, [this] { views_->setCurrentIndex(1); });
+  runs->addAction("Show live training", QKeySequence("Ctrl+L"), this, [this] { views_->setCurrentIndex(0); });
+  runs->addAction("Open run folder…", this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, "Open a run folder (holding run.json)", browser_->root());
+    if (dir.isEmpty()) return;
+    QString error;
+    if (browser_->open_run(dir, &error)) views_->setCurrentIndex(1);
+    else QMessageBox::warning(this, "Not a run", error);
+  });
+  runs->addAction("Export comparison…", this, &MainWindow::export_comparison);
   auto* view = menuBar()->addMenu("&View");
   dark_ = view->addAction("Dark theme");
   dark_->setCheckable(true);
@@ -248,6 +288,8 @@ void MainWindow::update_train_enabled() {
   else if (!devices_->problem().isEmpty()) why = devices_->problem();
   else if (!model_->ok()) why = "model: " + model_->problem();
   train_->setEnabled(!running_ && why.isEmpty());
+  sweep_action_->setEnabled(!running_ && why.isEmpty());
+  scaling_action_->setEnabled(!running_ && why.isEmpty());
   pause_->setEnabled(running_);
   stop_->setEnabled(running_);
   // Settings are read-only during a run, but every tab can still be looked at.
@@ -256,8 +298,7 @@ void MainWindow::update_train_enabled() {
   train_->setToolTip(why.isEmpty() ? "Start training (Ctrl+Enter)" : "Cannot train: " + why);
 }
 
-void MainWindow::start_training() {
-  if (running_ || !train_->isEnabled()) return;
+TrainConfig MainWindow::current_config() const {
   TrainConfig c;
   c.preset = preset_.toStdString();
   c.model = model_->spec();
@@ -268,10 +309,20 @@ void MainWindow::start_training() {
   c.devices = devices_->request();
   c.seed = training_->seed();
   c.strategy.deterministic = training_->deterministic();
-  start_run(std::move(c), dataset_->dataset());
+  return c;
+}
+
+void MainWindow::start_training() {
+  if (running_ || !train_->isEnabled()) return;
+  start_run(current_config(), dataset_->dataset());
 }
 
 void MainWindow::start_run(TrainConfig c, std::shared_ptr<const Dataset> dataset) {
+  start_recorded(std::move(c), std::move(dataset), nlohmann::json::object(), {}, {});
+}
+
+void MainWindow::start_recorded(TrainConfig c, std::shared_ptr<const Dataset> dataset, const nlohmann::json& extra,
+                                const std::string& display_name, const std::string& tag) {
   if (running_) return;
   metrics_.clear();
   last_step_ = {};
@@ -283,9 +334,94 @@ void MainWindow::start_run(TrainConfig c, std::shared_ptr<const Dataset> dataset
   status_->setText("Starting…");
   dirty_ = true;
   run_dir_.clear();
-  if (recording_)
-    run_dir_ = QString::fromStdString(new_run_dir(default_runs_root(), c.preset.empty() ? c.model.name : c.preset));
-  controller_->start(std::move(c), std::move(dataset), run_dir_.toStdString());
+  if (recording_) {
+    const std::string label = tag.empty() ? (c.preset.empty() ? c.model.name : c.preset) : tag;
+    run_dir_ = QString::fromStdString(new_run_dir(default_runs_root(), label));
+    if (!display_name.empty() || !tag.empty()) {
+      try {
+        std::filesystem::create_directories(run_dir_.toStdString());
+        write_meta(run_dir_.toStdString(), RunMeta{display_name, tag.empty() ? std::vector<std::string>{}
+                                                                           : std::vector<std::string>{tag}, {}});
+      } catch (const std::exception& e) {
+        show_error(QString("%1: %2").arg(run_dir_, e.what()), "Cannot name the run:");
+      }
+    }
+  }
+  controller_->start(std::move(c), std::move(dataset), run_dir_.toStdString(), extra);
+}
+
+void MainWindow::start_sweep(std::vector<SweepPoint> points, bool scaling) {
+  if (running_ || points.empty()) return;
+  sweep_ = Sweep{new_sweep_id(), std::move(points), 0, scaling, false, {}};
+  views_->setCurrentIndex(0);
+  next_sweep_run();
+}
+
+void MainWindow::next_sweep_run() {
+  if (sweep_.cancelled || sweep_.next >= sweep_.points.size()) {
+    const QStringList dirs = sweep_.dirs;
+    const bool scaling = sweep_.scaling;
+    const bool cancelled = sweep_.cancelled;
+    const size_t total = sweep_.points.size();
+    sweep_ = Sweep{};
+    update_train_enabled();
+    compare_runs(dirs);
+    compare_->show_scaling(scaling);
+    status_->setText(cancelled ? QString("Sweep stopped after %1 of %2 run(s).").arg(dirs.size()).arg(total)
+                               : QString("Sweep done: %1 run(s), compared on the Runs page.").arg(dirs.size()));
+    Q_EMIT sweep_finished(dirs);
+    return;
+  }
+  const size_t i = sweep_.next++;
+  SweepPoint& p = sweep_.points[i];
+  const nlohmann::json extra = {{"sweep", {{"id", sweep_.id}, {"index", i + 1}, {"of", sweep_.points.size()},
+                                           {"label", p.label}, {"scaling", sweep_.scaling}}}};
+  start_recorded(p.config, dataset_->dataset(), extra, p.label, sweep_.id);
+  if (!run_dir_.isEmpty()) sweep_.dirs << run_dir_;
+  status_->setText(QString("Sweep run %1 of %2: %3").arg(i + 1).arg(sweep_.points.size()).arg(QString::fromStdString(p.label)));
+}
+
+void MainWindow::start_scaling_study() {
+  if (running_ || !train_->isEnabled()) return;
+  TrainConfig base = current_config();
+  base.epochs = 1;
+  try {
+    start_sweep(expand_sweep(base, {scaling_axis({1, 2, 4})}), true);
+  } catch (const ConfigError& e) {
+    show_error(e.what(), "Cannot run the scaling study:");
+  }
+}
+
+void MainWindow::open_sweep_dialog() {
+  if (running_ || !train_->isEnabled()) return;
+  SweepDialog dialog(current_config(), this);
+  if (dialog.exec() == QDialog::Accepted && !dialog.points().empty()) start_sweep(dialog.points(), false);
+}
+
+void MainWindow::compare_runs(const QStringList& dirs) {
+  browser_->refresh();
+  for (const QString& d : dirs)
+    if (!browser_->run_dirs().contains(QDir(d).absolutePath()) && !browser_->run_dirs().contains(d)) browser_->open_run(d);
+  browser_->select_runs(dirs);
+  views_->setCurrentIndex(1);
+}
+
+void MainWindow::export_comparison() {
+  if (compare_->runs().empty()) {
+    QMessageBox::information(this, "Export comparison", "Select the runs to compare on the Runs page first.");
+    return;
+  }
+  QString filter;
+  const QString path = QFileDialog::getSaveFileName(
+      this, "Export comparison", "comparison.html",
+      "Report, HTML (*.html);;Report, Markdown (*.md);;Image, PNG (*.png);;Image, SVG (*.svg)", &filter);
+  if (path.isEmpty()) return;
+  bool ok = false;
+  if (path.endsWith(".png", Qt::CaseInsensitive)) ok = compare_->export_png(path);
+  else if (path.endsWith(".svg", Qt::CaseInsensitive)) ok = compare_->export_svg(path);
+  else ok = compare_->export_report(path);
+  if (!ok) QMessageBox::warning(this, "Export failed", "Cannot write " + path);
+  else status_->setText("Comparison written to " + path);
 }
 
 void MainWindow::on_started(const RunStarted& e) {
@@ -329,11 +465,16 @@ void MainWindow::on_finished(const RunFinished& e) {
       break;
   }
   update_train_enabled();
+  browser_->refresh();
   Q_EMIT run_finished(e);
+  if (sweeping()) {
+    // The next run starts from the event loop, after everyone has seen this one end.
+    QTimer::singleShot(0, this, &MainWindow::next_sweep_run);
+  }
 }
 
-void MainWindow::show_error(const QString& message) {
-  banner_->setText("<b>The run failed.</b> " + message.toHtmlEscaped());
+void MainWindow::show_error(const QString& message, const QString& headline) {
+  banner_->setText("<b>" + headline.toHtmlEscaped() + "</b> " + message.toHtmlEscaped());
   banner_->setVisible(true);
 }
 

@@ -6,6 +6,7 @@
 #include <QMainWindow>
 #include <QTimer>
 
+#include "mirror/runs/sweep.h"
 #include "mirror/train/config.h"
 #include "mirror/train/events.h"
 #include "ui/event_types.h"
@@ -26,6 +27,8 @@ class DevicesPanel;
 class ReplicaView;
 class MetricChart;
 class TrainingController;
+class RunsBrowser;
+class CompareView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -42,6 +45,18 @@ class MainWindow : public QMainWindow {
   // Starts a run with a given config and dataset, as start_training() does with the panels'
   // (benchmarks use it to run exactly the headless configuration).
   void start_run(TrainConfig config, std::shared_ptr<const Dataset> dataset);
+  // The config the panels describe (valid or not).
+  TrainConfig current_config() const;
+
+  // Trains each point as its own recorded run, one after another, on the loaded dataset, then
+  // shows them compared (on the scaling page for a scaling study). Stop ends the sweep.
+  void start_sweep(std::vector<SweepPoint> points, bool scaling);
+  // The current config on 1, 2 and 4 logical devices, one epoch each (fewer steps when the
+  // config says so): throughput, scaling efficiency and curves side by side.
+  void start_scaling_study();
+  bool sweeping() const { return !sweep_.points.empty(); }
+  // Shows the runs page with these run directories selected (added when outside the runs folder).
+  void compare_runs(const QStringList& dirs);
 
   // Whether runs are recorded under the runs folder (on by default).
   void set_recording(bool on) { recording_ = on; }
@@ -63,9 +78,15 @@ class MainWindow : public QMainWindow {
   bool running() const { return running_; }
   const RunFinished& last_result() const { return last_result_; }
   TrainingController* controller() const { return controller_; }
+  RunsBrowser* runs_browser() const { return browser_; }
+  CompareView* compare_view() const { return compare_; }
+  // "Live" (the current run) and "Runs" (browser and comparison).
+  QTabWidget* views() const { return views_; }
 
  Q_SIGNALS:
   void run_finished(const mirror::RunFinished& result);
+  // Every run of a sweep has ended (or Stop ended the sweep); `dirs` are the recorded runs.
+  void sweep_finished(const QStringList& dirs);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -79,7 +100,7 @@ class MainWindow : public QMainWindow {
   void on_epoch(const EpochMetrics& e);
   void on_finished(const RunFinished& e);
   void redraw();
-  void show_error(const QString& message);
+  void show_error(const QString& message, const QString& headline = "The run failed.");
   void set_dark(bool dark);
   void set_projector(bool on);
   void export_charts();
@@ -87,6 +108,11 @@ class MainWindow : public QMainWindow {
   void remember_dataset();
   void rebuild_recent_menu();
   void save_settings();
+  void start_recorded(TrainConfig c, std::shared_ptr<const Dataset> dataset, const nlohmann::json& extra,
+                      const std::string& display_name, const std::string& tag);
+  void next_sweep_run();
+  void open_sweep_dialog();
+  void export_comparison();
 
   bool restore_settings_;
   DatasetPanel* dataset_;
@@ -106,6 +132,8 @@ class MainWindow : public QMainWindow {
   QAction* log_scale_;
   QAction* dark_;
   QAction* projector_;
+  QAction* sweep_action_;
+  QAction* scaling_action_;
   QMenu* recent_;
   TrainingController* controller_;
   QTimer redraw_timer_;
@@ -121,6 +149,17 @@ class MainWindow : public QMainWindow {
   QString preset_;
   bool recording_ = true;
   QString run_dir_;
+  QTabWidget* views_;
+  RunsBrowser* browser_;
+  CompareView* compare_;
+  struct Sweep {
+    std::string id;
+    std::vector<SweepPoint> points;
+    size_t next = 0;
+    bool scaling = false;
+    bool cancelled = false;
+    QStringList dirs;
+  } sweep_;
 };
 
 }  // namespace mirror::ui

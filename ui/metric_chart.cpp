@@ -6,12 +6,13 @@
 #include <QLogValueAxis>
 #include <QPainter>
 #include <QScatterSeries>
-#include <QSvgGenerator>
 #include <QToolTip>
 #include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
+
+#include "ui/export.h"
 
 namespace mirror::ui {
 
@@ -139,19 +140,9 @@ void MetricChart::refresh(const RunMetrics& m) {
   x_axis_->setRange(0, std::max<double>(1, static_cast<double>(m.steps())));
 }
 
-bool MetricChart::export_png(const QString& path) { return grab().save(path, "PNG"); }
+bool MetricChart::export_png(const QString& path) { return ui::export_png(this, path); }
 
-bool MetricChart::export_svg(const QString& path) {
-  QSvgGenerator svg;
-  svg.setFileName(path);
-  svg.setSize(size());
-  svg.setViewBox(rect());
-  svg.setTitle(chart()->title());
-  QPainter painter;
-  if (!painter.begin(&svg)) return false;
-  render(&painter);
-  return painter.end();
-}
+bool MetricChart::export_svg(const QString& path) { return ui::export_svg(this, path, chart()->title()); }
 
 qsizetype MetricChart::plotted_points() const { return raw_->count(); }
 

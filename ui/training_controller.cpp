@@ -54,14 +54,15 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) { regi
 
 TrainingController::~TrainingController() { stop_and_wait(); }
 
-void TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir) {
+void TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir,
+                               nlohmann::json run_extra) {
   if (thread_ && thread_->isFinished()) stop_and_wait();  // ended, clean-up still queued
   if (thread_) return;
   control_ = std::make_shared<TrainControl>();
   auto control = control_;
   if (!run_dir.empty()) config.checkpoints.dir = run_dir + "/checkpoints";
   thread_ = QThread::create([this, control, config = std::move(config), dataset = std::move(dataset),
-                             run_dir = std::move(run_dir)]() mutable {
+                             run_dir = std::move(run_dir), run_extra = std::move(run_extra)]() mutable {
     SignalSink sink(this);
     try {
       Trainer trainer(config, std::move(dataset));
@@ -69,7 +70,7 @@ void TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset
       std::unique_ptr<TensorBoardWriter> tensorboard;
       std::vector<EventSink*> sinks = {&sink};
       if (!run_dir.empty()) {
-        record = std::make_unique<RunWriter>(run_dir, to_json(config));
+        record = std::make_unique<RunWriter>(run_dir, to_json(config), run_extra);
         tensorboard = std::make_unique<TensorBoardWriter>(run_dir);
         sinks.push_back(record.get());
         sinks.push_back(tensorboard.get());

@@ -5,6 +5,8 @@
 #include <QPointer>
 #include <QThread>
 
+#include <nlohmann/json.hpp>
+
 #include <atomic>
 #include <memory>
 
@@ -30,8 +32,10 @@ class TrainingController : public QObject {
   // Starts a run on a new thread. Config errors surface as finished(kFailed, message). Does
   // nothing when a run is in progress. GUI thread only.
   // With a non-empty `run_dir` the run is recorded there (run.json, metrics.jsonl, TensorBoard
-  // events, checkpoints), as mirrortrain records it.
-  void start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir = {});
+  // events, checkpoints), as mirrortrain records it; `run_extra`'s members (a sweep's id and
+  // position) go into its run.json.
+  void start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir = {},
+             nlohmann::json run_extra = nlohmann::json::object());
   // Asks the run to stop after its current step. Thread-safe.
   void stop();
   void set_paused(bool paused);

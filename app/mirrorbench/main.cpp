@@ -1,13 +1,17 @@
 // mirrorbench: the Mirror Workbench desktop window. Wiring only.
 //
-//   mirrorbench [--preset NAME] [--train] [--screenshot FILE --after SECONDS]
+//   mirrorbench [--preset NAME] [--train | --scaling-study] [--compare DIR...] [--x-axis step|epoch|samples|time]
+//               [--screenshot FILE --after SECONDS]
 //
-// --train starts training as soon as the dataset is loaded; --screenshot saves the window as a
-// PNG after the given time and quits (used for documentation and checks under Xvfb).
+// --train starts training as soon as the dataset is loaded, --scaling-study runs the scaling
+// study instead; --compare opens the Runs page with these run directories compared;
+// --screenshot saves the window as a PNG after the given time and quits (used for
+// documentation and checks under Xvfb).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
 
+#include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
 #include "ui/main_window.h"
 
@@ -22,19 +26,26 @@ int main(int argc, char** argv) {
   const QCommandLineOption train("train", "Start training once the dataset is loaded.");
   const QCommandLineOption shot("screenshot", "Save the window as a PNG file, then quit.", "file");
   const QCommandLineOption after("after", "Seconds before the screenshot (default 10).", "seconds", "10");
-  cli.addOptions({preset, train, shot, after});
+  const QCommandLineOption scaling("scaling-study", "Run the scaling study (1, 2, 4 logical devices) once loaded.");
+  const QCommandLineOption compare("compare", "Compare this recorded run (repeatable).", "dir");
+  const QCommandLineOption x_axis("x-axis", "The comparison's x axis: step, epoch, samples or time.", "axis", "step");
+  cli.addOptions({preset, train, scaling, compare, x_axis, shot, after});
   cli.process(app);
 
   mirror::ui::MainWindow window;
   window.resize(1440, 900);
   if (cli.isSet(preset)) window.apply_preset(cli.value(preset));
   window.show();
-  if (cli.isSet(train)) {
+  const QStringList axes = {"step", "epoch", "samples", "time"};
+  if (const auto i = axes.indexOf(cli.value(x_axis)); i >= 0) window.compare_view()->set_x_axis(static_cast<mirror::ui::XAxis>(i));
+  if (cli.isSet(compare)) window.compare_runs(cli.values(compare));
+  if (cli.isSet(train) || cli.isSet(scaling)) {
     auto* poll = new QTimer(&window);
-    QObject::connect(poll, &QTimer::timeout, &window, [&window, poll] {
+    QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, study = cli.isSet(scaling)] {
       if (window.dataset_panel()->loading()) return;
       poll->stop();
-      window.start_training();
+      if (study) window.start_scaling_study();
+      else window.start_training();
     });
     poll->start(100);
   }

@@ -269,6 +269,7 @@ std::vector<RunRecord> list_runs(const std::string& root) {
       broken.dir = d.string();
       broken.name = d.filename().string();
       broken.status = "unreadable";
+      broken.run = nlohmann::json::object();
       broken.warnings.push_back(e.what());
       out.push_back(std::move(broken));
     }
@@ -322,12 +323,16 @@ int replica_count(const RunRecord& run) {
   }
 }
 
-int physical_device_count(const RunRecord& run) {
+std::vector<std::string> physical_devices(const RunRecord& run) {
   std::set<std::string> physical;
   if (const auto it = run.run.find("devices"); it != run.run.end() && it->is_array())
     for (const auto& d : *it)
       if (d.is_string()) physical.insert(d.get<std::string>().substr(0, d.get<std::string>().find("/logical")));
-  return std::max<int>(1, static_cast<int>(physical.size()));
+  return {physical.begin(), physical.end()};
+}
+
+int physical_device_count(const RunRecord& run) {
+  return std::max<int>(1, static_cast<int>(physical_devices(run).size()));
 }
 
 std::string config_value(const RunRecord& run, const std::string& key) {

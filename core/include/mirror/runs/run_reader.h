@@ -120,7 +120,10 @@ std::string config_value(const RunRecord& run, const std::string& key);
 
 // Replicas the run trained on (from its recorded devices, else its config).
 int replica_count(const RunRecord& run);
-// Distinct physical devices under those replicas ("cpu:0/logical:1" and "cpu:0/logical:0" are one).
+// The distinct physical devices under those replicas, sorted ("cpu:0/logical:1" and
+// "cpu:0/logical:0" are both "cpu:0"); empty when the run recorded none.
+std::vector<std::string> physical_devices(const RunRecord& run);
+// Their number, at least 1.
 int physical_device_count(const RunRecord& run);
 
 }  // namespace mirror

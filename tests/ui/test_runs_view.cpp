@@ -1,0 +1,385 @@
+// The runs page as a user drives it, on Qt's offscreen platform: the browser (rename, tag, notes,
+// trash, following a run another process writes), the compare view on three recorded runs, its
+// exports, and sweeps and the scaling study started from the window.
+#include <QAction>
+#include <QBuffer>
+#include <QChart>
+#include <QChartView>
+#include <QDir>
+#include <QImage>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QValueAxis>
+#include <QtTest>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "mirror/data/registry.h"
+#include "mirror/runs/run_reader.h"
+#include "mirror/runs/run_writer.h"
+#include "mirror/runs/sweep.h"
+#include "mirror/train/trainer.h"
+#include "ui/compare_view.h"
+#include "ui/dataset_panel.h"
+#include "ui/main_window.h"
+#include "ui/runs_browser.h"
+#include "ui/sweep_dialog.h"
+#include "ui/training_controller.h"
+#include "ui/training_panel.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+namespace {
+// Trains and records a real run: the spirals MLP on a small blobs set, 2 epochs.
+QString record_run(const QString& root, const QString& name, double lr, int logical) {
+  TrainConfig c = config_from_preset("spirals-mlp");
+  c.dataset.name = "blobs";
+  c.dataset.train_size = 512;
+  c.dataset.val_size = 128;
+  c.optimizer.learning_rate = lr;
+  c.devices.logical = logical;
+  c.batch_size = 32;
+  c.epochs = 2;
+  const QString dir = root + "/" + name;
+  Trainer trainer(c, load_dataset(c.dataset));
+  RunWriter writer(dir.toStdString(), to_json(c));
+  TrainControl control;
+  trainer.run(writer, control);
+  return dir;
+}
+
+QString text_of(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+// Pixels within a small distance of `c`.
+int pixels_like(const QImage& image, const QColor& c) {
+  int n = 0;
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = 0; x < image.width(); ++x) {
+      const QColor p = image.pixelColor(x, y);
+      if (std::abs(p.red() - c.red()) + std::abs(p.green() - c.green()) + std::abs(p.blue() - c.blue()) < 30) ++n;
+    }
+  return n;
+}
+
+int column(const QTableWidget* t, const QString& header) {
+  for (int c = 0; c < t->columnCount(); ++c)
+    if (t->horizontalHeaderItem(c)->text() == header) return c;
+  return -1;
+}
+
+void append(const QString& path, const std::string& text) {
+  std::ofstream(path.toStdString(), std::ios::app | std::ios::binary) << text;
+}
+
+std::string step_line(int64_t step) {
+  return "{\"type\":\"step\",\"epoch\":1,\"global_step\":" + std::to_string(step) +
+         ",\"samples\":10,\"step_seconds\":0.01,\"loss\":" + std::to_string(2.0 / static_cast<double>(step)) + "}\n";
+}
+}  // namespace
+
+class RunsViewTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir tmp_;
+  QString root_;
+  QStringList runs_;  // lr 0.01 on 1 device, 0.05 on 2, 0.1 on 4
+
+ private Q_SLOTS:
+  void initTestCase() {
+    register_event_types();
+    QVERIFY(tmp_.isValid());
+    // The desktop trash goes under XDG_DATA_HOME: keep it in the test's folder, on the runs' file system.
+    qputenv("XDG_DATA_HOME", (tmp_.path() + "/data").toUtf8());
+    root_ = tmp_.path() + "/runs";
+    QDir().mkpath(root_);
+    runs_ << record_run(root_, "20261130-100000-a", 0.01, 1) << record_run(root_, "20261130-100100-b", 0.05, 2)
+          << record_run(root_, "20261130-100200-c", 0.1, 4);
+  }
+
+  void compareViewOverlaysThreeRecordedRuns() {
+    std::vector<RunRecord> runs;
+    for (const auto& d : runs_) runs.push_back(read_run(d.toStdString()));
+    CompareView view;
+    view.resize(1200, 800);
+    view.show();
+    view.set_runs(runs);
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // One line per run in each chart, plus its validation line; the legend names each run once.
+    QChart* loss = view.loss_chart()->chart();
+    QCOMPARE(loss->series().size(), 6);
+    QStringList legend;
+    for (auto* marker : loss->legend()->markers())
+      if (marker->isVisible()) legend << marker->label();
+    QCOMPARE(legend, QStringList({"20261130-100000-a", "20261130-100100-b", "20261130-100200-c"}));
+    auto* first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    auto* second = qobject_cast<QLineSeries*>(loss->series()[2]);
+    QVERIFY(first && second);
+    QVERIFY(first->color() != second->color());
+    QCOMPARE(first->color(), view.colour(0));
+    // 512 examples in batches of 32: 16 steps an epoch, 32 in all.
+    auto x_max = [&] { return qobject_cast<QValueAxis*>(loss->axes(Qt::Horizontal)[0])->max(); };
+    QCOMPARE(x_max(), 32.0);
+    QCOMPARE(first->at(first->count() - 1).x(), 32.0);
+    view.set_x_axis(XAxis::kSamples);
+    QCOMPARE(x_max(), 1024.0);
+    view.set_x_axis(XAxis::kEpoch);
+    QCOMPARE(x_max(), 2.0);
+    first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    QCOMPARE(first->at(15).x(), 1.0);  // the last step of epoch 1
+    view.set_x_axis(XAxis::kTime);
+    QVERIFY(std::abs(x_max() - runs[0].steps.back().train_seconds) < 1e-9 ||
+            x_max() >= runs[0].steps.back().train_seconds);
+    // The table: the settings that differ, then the results.
+    QTableWidget* t = view.table();
+    QCOMPARE(t->rowCount(), 3);
+    const int lr = column(t, "optimizer.learning_rate");
+    const int logical = column(t, "devices.logical");
+    const int best = column(t, "best_val_accuracy");
+    QVERIFY(lr > 0 && logical > 0 && best > 0);
+    QCOMPARE(column(t, "seed"), -1);  // the same in every run: not shown
+    QCOMPARE(t->item(1, lr)->text(), QString("0.05"));
+    QCOMPARE(t->item(2, logical)->text(), QString("4"));
+    QCOMPARE(t->item(0, best)->text(), QString::number(runs[0].best_val_accuracy, 'f', 4));
+    // The runs differ in device count: the scaling page reads them.
+    QVERIFY(view.pages()->isTabEnabled(1));
+    QCOMPARE(view.scaling_table()->rowCount(), 3);
+    QCOMPARE(view.scaling_table()->item(2, 1)->text(), QString("4"));
+    QVERIFY2(view.scaling_text()->text().startsWith("From 1 to 4 replica(s)"), qPrintable(view.scaling_text()->text()));
+
+    // Exports: the image shows every run's colour; the SVG is a vector drawing; the reports embed the charts.
+    view.set_x_axis(XAxis::kStep);
+    const QString png = tmp_.filePath("compare.png");
+    QVERIFY(view.export_png(png));
+    const QImage image(png);
+    QVERIFY(image.width() > 600 && image.height() > 400);
+    for (size_t i = 0; i < 3; ++i) QVERIFY2(pixels_like(image, view.colour(i)) > 100, qPrintable(QString("run %1").arg(i)));
+    const QString svg = tmp_.filePath("compare.svg");
+    QVERIFY(view.export_svg(svg));
+    QVERIFY(text_of(svg).contains("<svg"));
+    const QString html_path = tmp_.filePath("report.html");
+    QVERIFY(view.export_report(html_path));
+    const QString html = text_of(html_path);
+    QCOMPARE(html.count("data:image/png;base64,"), 4);  // loss, accuracy, throughput, step time
+    QVERIFY(html.contains("<td>0.05</td>"));
+    QVERIFY(html.contains("From 1 to 4 replica(s)"));
+    const int at = html.indexOf("base64,") + 7;
+    const QImage embedded = QImage::fromData(QByteArray::fromBase64(html.mid(at, html.indexOf('"', at) - at).toLatin1()));
+    QCOMPARE(embedded.size(), QSize(900, 420));
+    const QString md_path = tmp_.filePath("report.md");
+    QVERIFY(view.export_report(md_path));
+    const QString md = text_of(md_path);
+    QVERIFY(md.startsWith("# Run comparison"));
+    QVERIFY(md.contains("| run | optimizer.learning_rate |") || md.contains("| run | devices.logical |"));
+    QCOMPARE(md.count("](data:image/png;base64,"), 4);
+    QVERIFY(!view.export_report(tmp_.filePath("no/such/folder/report.html")));
+  }
+
+  void browserListsRenamesTagsAndAnnotates() {
+    RunsBrowser b(root_);
+    b.set_confirm(false);
+    QTableWidget* t = b.table();
+    QCOMPARE(t->rowCount(), 3);
+    QCOMPARE(t->item(0, 0)->text(), QString("20261130-100200-c"));  // newest first
+    QCOMPARE(t->item(0, 1)->text(), QString("finished"));
+    QCOMPARE(t->item(0, 4)->text(), QString("4 × cpu:0"));
+    QCOMPARE(t->item(0, 6)->text(), QString("32"));
+    // Rename in place: the table's name cell edits meta.json; the directory stays.
+    t->item(0, 0)->setText("fast lr");
+    QCOMPARE(read_meta(runs_[2].toStdString()).name, std::string("fast lr"));
+    QVERIFY(QDir(runs_[2]).exists());
+    QVERIFY(b.set_tags(runs_[2], {"lr", " keep "}));
+    QCOMPARE(read_meta(runs_[2].toStdString()).tags, (std::vector<std::string>{"lr", "keep"}));
+    // Notes typed for the current run are saved on their own.
+    b.select_runs({runs_[2]});
+    QCOMPARE(t->item(t->currentRow(), 0)->data(Qt::UserRole).toString(), runs_[2]);
+    QVERIFY(b.notes()->isEnabled());
+    b.notes()->setFocus();
+    QTest::keyClicks(b.notes(), "diverges after epoch 3");
+    QTRY_COMPARE_WITH_TIMEOUT(read_meta(runs_[2].toStdString()).notes, std::string("diverges after epoch 3"), 3000);
+    // Filtering by tag.
+    b.filter()->setText("keep");
+    int shown = 0;
+    for (int r = 0; r < t->rowCount(); ++r) shown += t->isRowHidden(r) ? 0 : 1;
+    QCOMPARE(shown, 1);
+    b.filter()->clear();
+    // The selection is what gets compared.
+    QSignalSpy selected(&b, &RunsBrowser::selection_changed);
+    b.select_runs({runs_[0], runs_[1]});
+    QVERIFY(!selected.isEmpty());
+    const auto picked = selected.last().at(0).value<std::vector<RunRecord>>();
+    QCOMPARE(picked.size(), size_t{2});
+    // Rename back to the directory's name clears the name.
+    QVERIFY(b.rename(runs_[2], "20261130-100200-c"));
+    QCOMPARE(read_meta(runs_[2].toStdString()).name, std::string());
+  }
+
+  void browserFollowsARunAnotherProcessIsWriting() {
+    const QString live = root_ + "/20261130-110000-live";
+    QDir().mkpath(live);
+    const nlohmann::json run = {{"status", "running"}, {"host", host_name()}, {"pid", static_cast<int64_t>(::getpid())},
+                                {"config", {{"dataset", {{"name", "blobs"}}}}}, {"devices", {"cpu:0/logical:0", "cpu:0/logical:1"}}};
+    std::ofstream((live + "/run.json").toStdString()) << run.dump();
+    append(live + "/metrics.jsonl", step_line(1) + step_line(2));
+    RunsBrowser b(root_);
+    CompareView view;
+    connect(&b, &RunsBrowser::selection_changed, &view, &CompareView::set_runs);
+    b.select_runs({live});
+    QCOMPARE(view.runs().size(), size_t{1});
+    QCOMPARE(view.runs()[0].steps.size(), size_t{2});
+    QCOMPARE(view.runs()[0].status, std::string("running"));
+    // The writer appends (the last line only half-way for now): the browser's own timer picks up
+    // the whole lines.
+    append(live + "/metrics.jsonl", step_line(3) + step_line(4) + step_line(5).substr(0, 12));
+    QTRY_COMPARE_WITH_TIMEOUT(view.runs()[0].steps.size(), size_t{4}, 5000);
+    QVERIFY(view.runs()[0].warnings.empty());
+    append(live + "/metrics.jsonl", step_line(5).substr(12));
+    QTRY_COMPARE_WITH_TIMEOUT(view.runs()[0].steps.size(), size_t{5}, 5000);
+    // The writer's process dies without finishing: the run reads as interrupted.
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0);
+    nlohmann::json dead = run;
+    dead["pid"] = child;
+    std::ofstream((live + "/run.json.tmp").toStdString()) << dead.dump();
+    QFile::remove(live + "/run.json");
+    QFile::rename(live + "/run.json.tmp", live + "/run.json");
+    QTRY_COMPARE_WITH_TIMEOUT(view.runs()[0].status, std::string("interrupted"), 5000);
+    // A new run appearing under the root is listed without asking.
+    const int before = b.table()->rowCount();
+    QDir().mkpath(root_ + "/20261130-120000-new");
+    std::ofstream((root_ + "/20261130-120000-new/run.json").toStdString()) << "{\"status\": \"finished\"}";
+    QTRY_COMPARE_WITH_TIMEOUT(b.table()->rowCount(), before + 1, 5000);
+    // A corrupt run.json is listed as unreadable with the reason, not dropped.
+    QDir().mkpath(root_ + "/20261130-130000-broken");
+    std::ofstream((root_ + "/20261130-130000-broken/run.json").toStdString()) << "{\"status\": \"runn";  // cut short
+    b.refresh();
+    QCOMPARE(b.table()->rowCount(), before + 2);
+    bool unreadable = false;
+    for (int r = 0; r < b.table()->rowCount(); ++r)
+      unreadable = unreadable || (b.table()->item(r, 1)->text() == "unreadable" &&
+                                  b.table()->item(r, 0)->toolTip().contains("not valid JSON"));
+    QVERIFY(unreadable);
+  }
+
+  void browserOpensARunFolderFromAnywhere() {
+    QTemporaryDir elsewhere;
+    const QString job = record_run(elsewhere.path(), "cluster-job", 0.02, 2);
+    RunsBrowser b(root_);
+    const int before = b.table()->rowCount();
+    QString error;
+    QVERIFY2(b.open_run(job, &error), qPrintable(error));
+    QCOMPARE(b.table()->rowCount(), before + 1);
+    QCOMPARE(b.selected_runs().size(), size_t{1});
+    QCOMPARE(QString::fromStdString(b.selected_runs()[0].dir), job);
+    b.refresh();  // not under the root, and still listed
+    QCOMPARE(b.table()->rowCount(), before + 1);
+    QVERIFY(!b.open_run(elsewhere.path(), &error));
+    QVERIFY2(error.contains("no run.json"), qPrintable(error));
+  }
+
+  void deletingMovesToTheTrashAndSparesALiveRun() {
+    const QString doomed = record_run(root_, "20261130-140000-doomed", 0.01, 1);
+    const QString live = root_ + "/20261130-140100-writing";
+    QDir().mkpath(live);
+    std::ofstream((live + "/run.json").toStdString())
+        << nlohmann::json{{"status", "running"}, {"host", host_name()}, {"pid", static_cast<int64_t>(::getpid())}}.dump();
+    RunsBrowser b(root_);
+    const int before = b.table()->rowCount();
+    QCOMPARE(b.move_to_trash({doomed, live}), 1);
+    QVERIFY(!QDir(doomed).exists());
+    QVERIFY(QDir(live).exists());
+    QVERIFY2(b.status_line()->text().contains("still being written"), qPrintable(b.status_line()->text()));
+    QCOMPARE(b.table()->rowCount(), before - 1);
+    QVERIFY(QFile::exists(tmp_.path() + "/data/Trash/files/20261130-140000-doomed/run.json"));
+  }
+
+  void sweepDialogCountsRunsAndRefusesBadValues() {
+    TrainConfig base = config_from_preset("spirals-mlp");
+    SweepDialog d(base);
+    d.learning_rates()->setText("0.01, 0.1");
+    d.batch_sizes()->setText("16,32,64");
+    QCOMPARE(d.points().size(), size_t{6});
+    QCOMPARE(QString::fromStdString(d.points()[5].label), QString("lr=0.1 batch=64"));
+    QCOMPARE(d.points()[5].config.devices.logical, base.devices.logical);
+    d.logical_devices()->setText("1,2");
+    QCOMPARE(d.points().size(), size_t{12});
+    d.batch_sizes()->setText("16,fast");
+    QVERIFY(d.points().empty());
+    QVERIFY2(d.problem().contains("whole number"), qPrintable(d.problem()));
+    d.batch_sizes()->setText("32");
+    d.logical_devices()->setText("1");
+    d.learning_rates()->setText("0.1");
+    QCOMPARE(d.points().size(), size_t{1});
+  }
+
+  void sweepAndScalingStudyRunFromTheWindow() {
+    MainWindow w(false);
+    w.resize(1400, 900);
+    w.show();
+    w.apply_preset("spirals-mlp");
+    w.dataset_panel()->set_dataset("blobs");
+    w.dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading() && w.dataset_panel()->dataset() &&
+                                 w.dataset_panel()->dataset()->info().name == "blobs", 30000);
+    w.training_panel()->set_values("adam", 0.01, 64, 1);
+    TrainConfig base = w.current_config();
+    base.max_steps = 12;
+    QSignalSpy done(&w, &MainWindow::sweep_finished);
+    w.start_sweep(expand_sweep(base, {parse_sweep_axis("lr=0.01,0.1")}), false);
+    QVERIFY(w.sweeping());
+    QVERIFY(done.wait(120000));
+    const QStringList dirs = done.at(0).at(0).toStringList();
+    QCOMPARE(dirs.size(), 2);
+    for (int i = 0; i < 2; ++i) {
+      const RunRecord r = read_run(dirs[i].toStdString());
+      QCOMPARE(r.status, std::string("finished"));
+      QCOMPARE(r.run["sweep"]["index"].get<int>(), i + 1);
+      QCOMPARE(r.steps.size(), size_t{12});
+    }
+    QCOMPARE(read_meta(dirs[1].toStdString()).name, std::string("lr=0.1"));
+    // Compared on the Runs page when done.
+    QCOMPARE(w.views()->currentIndex(), 1);
+    QCOMPARE(w.compare_view()->runs().size(), size_t{2});
+    QVERIFY(!w.sweeping());
+
+    // The scaling study: 1, 2 and 4 logical devices, shown on the scaling page.
+    done.clear();
+    w.start_scaling_study();
+    QVERIFY(done.wait(180000));
+    QCOMPARE(done.at(0).at(0).toStringList().size(), 3);
+    QCOMPARE(w.compare_view()->pages()->currentIndex(), 1);
+    QCOMPARE(w.compare_view()->scaling_table()->rowCount(), 3);
+    QCOMPARE(w.compare_view()->scaling_table()->item(0, 1)->text(), QString("1"));
+    QCOMPARE(w.compare_view()->scaling_table()->item(2, 1)->text(), QString("4"));
+    qInfo("scaling study: %s", qPrintable(w.compare_view()->scaling_text()->text()));
+
+    // Stop during a sweep ends the sweep, not just the run.
+    done.clear();
+    base.max_steps = 0;
+    base.epochs = 50;
+    w.start_sweep(expand_sweep(base, {parse_sweep_axis("lr=0.01,0.02,0.03")}), false);
+    QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 3, 30000);
+    w.stop_action()->trigger();
+    QVERIFY(done.wait(30000));
+    QCOMPARE(done.at(0).at(0).toStringList().size(), 1);
+    QCOMPARE(read_run(done.at(0).at(0).toStringList()[0].toStdString()).status, std::string("stopped"));
+  }
+};
+
+QTEST_MAIN(RunsViewTest)
+#include "test_runs_view.moc"

@@ -1,0 +1,435 @@
+#include "ui/runs_browser.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <set>
+
+#include "mirror/runs/compare.h"
+#include "mirror/util/error.h"
+
+namespace mirror::ui {
+
+namespace {
+enum Column { kName, kStatus, kDataset, kModel, kDevices, kBestVal, kSteps, kDuration, kStarted, kTags, kColumns };
+
+QString duration_text(double seconds) {
+  const int s = static_cast<int>(seconds + 0.5);
+  if (s >= 3600) return QString("%1h %2m").arg(s / 3600).arg(s / 60 % 60);
+  if (s >= 60) return QString("%1m %2s").arg(s / 60).arg(s % 60);
+  return QString("%1s").arg(seconds, 0, 'f', seconds < 10 ? 1 : 0);
+}
+
+QString devices_text(const RunRecord& r) {
+  QStringList names;
+  for (const auto& p : physical_devices(r)) names << QString::fromStdString(p);
+  if (names.isEmpty()) names << QString::fromStdString(config_value(r, "devices.devices"));
+  return QString("%1 × %2").arg(replica_count(r)).arg(names.join(", "));
+}
+
+QColor status_colour(const std::string& status) {
+  if (status == "running") return QColor(31, 119, 180);
+  if (status == "finished") return QColor(44, 140, 44);
+  if (status == "failed" || status == "unreadable") return QColor(192, 57, 43);
+  if (status == "interrupted") return QColor(200, 120, 0);
+  return QColor(120, 120, 120);
+}
+
+// A table item that sorts by a number when it has one.
+class SortItem : public QTableWidgetItem {
+ public:
+  using QTableWidgetItem::QTableWidgetItem;
+  bool operator<(const QTableWidgetItem& other) const override {
+    const QVariant a = data(Qt::UserRole + 1), b = other.data(Qt::UserRole + 1);
+    if (!a.isValid() || !b.isValid()) return QTableWidgetItem::operator<(other);
+    if (a.typeId() == QMetaType::QString) return a.toString() < b.toString();
+    return a.toDouble() < b.toDouble();
+  }
+};
+}  // namespace
+
+RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
+    : QWidget(parent), root_(root.isEmpty() ? QString::fromStdString(default_runs_root()) : root) {
+  filter_ = new QLineEdit;
+  filter_->setPlaceholderText("Filter by name, tag, dataset, model or status");
+  filter_->setClearButtonEnabled(true);
+  connect(filter_, &QLineEdit::textChanged, this, &RunsBrowser::apply_filter);
+  auto* open = new QPushButton("Open run folder…");
+  open->setToolTip("Add a run from anywhere, for example one a headless or cluster job is writing; it is followed live");
+  connect(open, &QPushButton::clicked, this, &RunsBrowser::choose_folder);
+  auto* tags = new QPushButton("Tags…");
+  connect(tags, &QPushButton::clicked, this, &RunsBrowser::edit_tags);
+  auto* del = new QPushButton("Move to trash");
+  del->setToolTip("Move the selected runs to the desktop trash (restore them from there)");
+  connect(del, &QPushButton::clicked, this, &RunsBrowser::delete_selected);
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(filter_, 1);
+  bar->addWidget(open);
+  bar->addWidget(tags);
+  bar->addWidget(del);
+
+  table_ = new QTableWidget(0, kColumns);
+  table_->setObjectName("runs_table");
+  table_->setHorizontalHeaderLabels(
+      {"Name", "Status", "Dataset", "Model", "Devices", "Best val acc", "Steps", "Duration", "Started", "Tags"});
+  table_->verticalHeader()->setVisible(false);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setWordWrap(false);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
+  table_->setMinimumHeight(150);
+  table_->setToolTip("Select runs to compare them (Ctrl+click, Shift+click); double-click a name to rename it");
+  connect(table_, &QTableWidget::itemSelectionChanged, this, &RunsBrowser::on_selection_changed);
+  connect(table_, &QTableWidget::itemChanged, this, &RunsBrowser::on_item_changed);
+  connect(table_, &QTableWidget::currentCellChanged, this, [this] {
+    if (!filling_) load_notes();
+  });
+
+  notes_ = new QPlainTextEdit;
+  notes_->setPlaceholderText("Notes on the current run (saved as you type)");
+  notes_->setEnabled(false);
+  notes_->setMaximumHeight(64);
+  notes_save_.setSingleShot(true);
+  notes_save_.setInterval(600);
+  connect(&notes_save_, &QTimer::timeout, this, &RunsBrowser::save_notes);
+  connect(notes_, &QPlainTextEdit::textChanged, this, [this] {
+    if (!filling_) notes_save_.start();
+  });
+  status_ = new QLabel;
+  status_->setWordWrap(true);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(bar);
+  layout->addWidget(table_, 1);
+  layout->addWidget(notes_);
+  layout->addWidget(status_);
+
+  refresh();
+  table_->sortItems(kStarted, Qt::DescendingOrder);
+  table_->resizeColumnsToContents();
+  poll_.setInterval(1000);
+  connect(&poll_, &QTimer::timeout, this, &RunsBrowser::refresh);
+  poll_.start();
+}
+
+int RunsBrowser::row_of(const QString& dir) const {
+  for (int r = 0; r < table_->rowCount(); ++r)
+    if (table_->item(r, kName) && table_->item(r, kName)->data(Qt::UserRole).toString() == dir) return r;
+  return -1;
+}
+
+QStringList RunsBrowser::run_dirs() const {
+  QStringList out;
+  for (int r = 0; r < table_->rowCount(); ++r) out << table_->item(r, kName)->data(Qt::UserRole).toString();
+  return out;
+}
+
+void RunsBrowser::fill_row(int row, const RunRecord& r) {
+  const bool was = filling_;
+  filling_ = true;
+  auto set = [&](int column, const QString& text, QVariant sort_key = {}) {
+    QTableWidgetItem* item = table_->item(row, column);
+    if (!item) {
+      item = new SortItem;
+      table_->setItem(row, column, item);
+    }
+    item->setText(text);
+    item->setData(Qt::UserRole + 1, sort_key);
+    if (column != kName) item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+    return item;
+  };
+  auto* name = set(kName, QString::fromStdString(r.display_name()));
+  name->setData(Qt::UserRole, QString::fromStdString(r.dir));
+  QString tip = QString::fromStdString(r.dir);
+  for (const auto& w : r.warnings) tip += "\n⚠ " + QString::fromStdString(w);
+  name->setToolTip(tip);
+  auto* status = set(kStatus, QString::fromStdString(r.status));
+  status->setForeground(status_colour(r.status));
+  if (r.run.contains("message") && r.run["message"].is_string()) status->setToolTip(QString::fromStdString(r.run["message"].get<std::string>()));
+  set(kDataset, QString::fromStdString(run_dataset_label(r)));
+  set(kModel, QString::fromStdString(run_model_label(r)));
+  set(kDevices, r.status == "unreadable" ? QString() : devices_text(r), replica_count(r));
+  set(kBestVal, r.best_val_accuracy < 0 ? "-" : QString::number(r.best_val_accuracy, 'f', 4), r.best_val_accuracy);
+  const qint64 steps = r.steps.empty() ? 0 : r.steps.back().global_step;
+  set(kSteps, QString::number(steps), static_cast<double>(steps));
+  set(kDuration, duration_text(r.duration_seconds), r.duration_seconds);
+  const QString started = QString::fromStdString(r.run.value("started_at", std::string()));
+  // Runs started in the same second keep their directories' order.
+  set(kStarted, started.isEmpty() ? QString::fromStdString(r.name) : QString(started).replace('T', ' ').remove('Z'),
+      started + " " + QString::fromStdString(r.name));
+  QStringList tags;
+  for (const auto& t : r.meta.tags) tags << QString::fromStdString(t);
+  set(kTags, tags.join(", "));
+  filling_ = was;
+}
+
+void RunsBrowser::refresh() {
+  filling_ = true;
+  const bool sorting = table_->isSortingEnabled();
+  table_->setSortingEnabled(false);
+  const QStringList selected = [this] {
+    QStringList out;
+    for (const auto& r : selected_runs()) out << QString::fromStdString(r.dir);
+    return out;
+  }();
+  bool selected_changed = false;
+  std::set<QString> on_disk;
+  const QDir root(root_);
+  for (const QString& name : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    const QString dir = root.filePath(name);
+    if (QFile::exists(dir + "/run.json")) on_disk.insert(dir);
+  }
+  for (auto it = entries_.begin(); it != entries_.end();) {  // gone: trashed or moved by someone else
+    if (!it->second.external && !on_disk.count(it->first)) {
+      if (const int row = row_of(it->first); row >= 0) table_->removeRow(row);
+      selected_changed = selected_changed || selected.contains(it->first);
+      it = entries_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const QString& dir : on_disk)
+    if (!entries_.count(dir)) entries_[dir];
+  for (auto& [dir, entry] : entries_) {
+    bool changed = false;
+    if (!entry.follower) {
+      try {
+        entry.follower = std::make_unique<RunFollower>(dir.toStdString());
+        changed = true;
+      } catch (const DataError& e) {
+        changed = entry.broken.status != "unreadable";
+        entry.broken.dir = dir.toStdString();
+        entry.broken.name = QFileInfo(dir).fileName().toStdString();
+        entry.broken.status = "unreadable";
+        entry.broken.run = nlohmann::json::object();
+        entry.broken.warnings = {e.what()};
+      }
+    } else {
+      changed = entry.follower->poll();
+    }
+    int row = row_of(dir);
+    if (row < 0) {
+      row = table_->rowCount();
+      table_->insertRow(row);
+      changed = true;
+    }
+    if (changed) {
+      fill_row(row, entry.record());
+      selected_changed = selected_changed || selected.contains(dir);
+    }
+  }
+  table_->setSortingEnabled(sorting);
+  filling_ = false;
+  apply_filter();
+  if (selected_changed) on_selection_changed();
+}
+
+bool RunsBrowser::open_run(const QString& path, QString* error) {
+  const QString dir = QDir(path).absolutePath();
+  try {
+    auto follower = std::make_unique<RunFollower>(dir.toStdString());
+    Entry& e = entries_[dir];
+    e.follower = std::move(follower);
+    e.external = QFileInfo(dir).absolutePath() != QDir(root_).absolutePath();
+  } catch (const DataError& e) {
+    if (error) *error = e.what();
+    status_->setText(QString("Cannot open %1: %2").arg(dir, e.what()));
+    return false;
+  }
+  refresh();
+  select_runs({dir});
+  return true;
+}
+
+void RunsBrowser::select_runs(const QStringList& dirs) {
+  filling_ = true;
+  table_->clearSelection();
+  bool first = true;
+  for (const QString& d : dirs) {
+    const int row = row_of(QDir(d).absolutePath());
+    const int fallback = row >= 0 ? row : row_of(d);
+    if (fallback < 0) continue;
+    const QModelIndex index = table_->model()->index(fallback, 0);
+    table_->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    if (first) table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::NoUpdate);
+    first = false;
+  }
+  filling_ = false;
+  on_selection_changed();
+}
+
+std::vector<RunRecord> RunsBrowser::selected_runs() const {
+  std::vector<RunRecord> out;
+  for (int row = 0; row < table_->rowCount(); ++row) {
+    if (!table_->item(row, kName) || !table_->item(row, kName)->isSelected()) continue;
+    const auto it = entries_.find(table_->item(row, kName)->data(Qt::UserRole).toString());
+    if (it != entries_.end() && it->second.follower) out.push_back(it->second.record());
+  }
+  return out;
+}
+
+QString RunsBrowser::current_dir() const {
+  const int row = table_->currentRow();
+  return row >= 0 && table_->item(row, kName) ? table_->item(row, kName)->data(Qt::UserRole).toString() : QString();
+}
+
+void RunsBrowser::on_selection_changed() {
+  if (filling_) return;
+  load_notes();
+  const QString dir = current_dir();
+  const auto it = entries_.find(dir);
+  if (it != entries_.end()) {
+    QStringList warnings;
+    for (const auto& w : it->second.record().warnings) warnings << QString::fromStdString(w);
+    status_->setText(warnings.isEmpty() ? dir : dir + " — " + warnings.join("; "));
+  }
+  Q_EMIT selection_changed(selected_runs());
+}
+
+void RunsBrowser::apply_filter() {
+  const QString f = filter_->text().trimmed();
+  for (int row = 0; row < table_->rowCount(); ++row) {
+    bool match = f.isEmpty();
+    for (int c : {kName, kStatus, kDataset, kModel, kTags})
+      match = match || (table_->item(row, c) && table_->item(row, c)->text().contains(f, Qt::CaseInsensitive));
+    table_->setRowHidden(row, !match);
+  }
+}
+
+bool RunsBrowser::write(const QString& dir, const RunMeta& meta) {
+  try {
+    write_meta(dir.toStdString(), meta);
+  } catch (const RunError& e) {
+    status_->setText(QString("Cannot save: %1").arg(e.what()));
+    return false;
+  }
+  refresh();
+  return true;
+}
+
+bool RunsBrowser::rename(const QString& dir, const QString& name) {
+  const auto it = entries_.find(dir);
+  if (it == entries_.end() || !it->second.follower) return false;
+  RunMeta meta = it->second.record().meta;
+  meta.name = name.trimmed().toStdString();
+  if (meta.name == it->second.record().name) meta.name.clear();
+  return write(dir, meta);
+}
+
+bool RunsBrowser::set_tags(const QString& dir, const QStringList& tags) {
+  const auto it = entries_.find(dir);
+  if (it == entries_.end() || !it->second.follower) return false;
+  RunMeta meta = it->second.record().meta;
+  meta.tags.clear();
+  for (const QString& t : tags)
+    if (!t.trimmed().isEmpty()) meta.tags.push_back(t.trimmed().toStdString());
+  return write(dir, meta);
+}
+
+bool RunsBrowser::set_notes(const QString& dir, const QString& notes) {
+  const auto it = entries_.find(dir);
+  if (it == entries_.end() || !it->second.follower) return false;
+  RunMeta meta = it->second.record().meta;
+  meta.notes = notes.toStdString();
+  return write(dir, meta);
+}
+
+void RunsBrowser::on_item_changed(QTableWidgetItem* item) {
+  if (filling_ || item->column() != kName) return;
+  rename(item->data(Qt::UserRole).toString(), item->text());
+}
+
+void RunsBrowser::edit_tags() {
+  const QString dir = current_dir();
+  const auto it = entries_.find(dir);
+  if (it == entries_.end() || !it->second.follower) return;
+  QStringList current;
+  for (const auto& t : it->second.record().meta.tags) current << QString::fromStdString(t);
+  bool ok = false;
+  const QString text = QInputDialog::getText(this, "Tags", "Tags, separated by commas:", QLineEdit::Normal,
+                                             current.join(", "), &ok);
+  if (ok) set_tags(dir, text.split(','));
+}
+
+void RunsBrowser::load_notes() {
+  if (notes_save_.isActive()) {
+    notes_save_.stop();
+    save_notes();
+  }
+  notes_dir_ = current_dir();
+  const auto it = entries_.find(notes_dir_);
+  const bool editable = it != entries_.end() && it->second.follower;
+  const bool was = filling_;
+  filling_ = true;
+  notes_->setEnabled(editable);
+  notes_->setPlainText(editable ? QString::fromStdString(it->second.record().meta.notes) : QString());
+  filling_ = was;
+}
+
+void RunsBrowser::save_notes() {
+  if (!notes_dir_.isEmpty()) set_notes(notes_dir_, notes_->toPlainText());
+}
+
+int RunsBrowser::move_to_trash(const QStringList& dirs) {
+  // Qt makes the trash under the data folder but not the folder itself (a fresh account, a container).
+  QDir().mkpath(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation));
+  int moved = 0;
+  QStringList kept;
+  for (const QString& dir : dirs) {
+    const auto it = entries_.find(dir);
+    if (it != entries_.end() && it->second.record().status == "running") {
+      kept << QFileInfo(dir).fileName() + " (still being written; stop it first)";
+      continue;
+    }
+    QFile trash(dir);
+    if (!trash.moveToTrash()) {
+      kept << QFileInfo(dir).fileName() + " (" + trash.errorString() + ")";
+      continue;
+    }
+    ++moved;
+    if (const int row = row_of(dir); row >= 0) table_->removeRow(row);
+    entries_.erase(dir);
+  }
+  status_->setText(kept.isEmpty() ? QString("%1 run(s) moved to the trash.").arg(moved)
+                                  : QString("%1 run(s) moved to the trash; kept: %2").arg(moved).arg(kept.join(", ")));
+  on_selection_changed();
+  return moved;
+}
+
+void RunsBrowser::delete_selected() {
+  QStringList dirs;
+  for (const auto& r : selected_runs()) dirs << QString::fromStdString(r.dir);
+  if (dirs.isEmpty()) return;
+  if (confirm_ && QMessageBox::question(this, "Move to trash",
+                                        QString("Move %1 run(s) to the trash? You can restore them from there.")
+                                            .arg(dirs.size())) != QMessageBox::Yes)
+    return;
+  move_to_trash(dirs);
+}
+
+void RunsBrowser::choose_folder() {
+  const QString dir = QFileDialog::getExistingDirectory(this, "Open a run folder (holding run.json)", root_);
+  if (dir.isEmpty()) return;
+  QString error;
+  if (!open_run(dir, &error)) QMessageBox::warning(this, "Not a run", error);
+}
+
+}  // namespace mirror::ui

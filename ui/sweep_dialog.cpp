@@ -1,0 +1,87 @@
+#include "ui/sweep_dialog.h"
+
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "mirror/util/error.h"
+
+namespace mirror::ui {
+
+SweepDialog::SweepDialog(const TrainConfig& base, QWidget* parent) : QDialog(parent), base_(base) {
+  setWindowTitle("Sweep");
+  lr_ = new QLineEdit(QString::number(base.optimizer.learning_rate, 'g', 6));
+  batch_ = new QLineEdit(QString::number(base.batch_size));
+  logical_ = new QLineEdit(QString::number(base.devices.logical));
+  for (auto* field : {lr_, batch_, logical_}) {
+    field->setPlaceholderText("values separated by commas");
+    connect(field, &QLineEdit::textChanged, this, &SweepDialog::update);
+  }
+  epochs_ = new QSpinBox;
+  epochs_->setRange(1, 1000);
+  epochs_->setValue(base.epochs);
+  max_steps_ = new QSpinBox;
+  max_steps_->setRange(0, 100000000);
+  max_steps_->setSpecialValueText("no limit");
+  max_steps_->setValue(static_cast<int>(base.max_steps));
+  connect(epochs_, &QSpinBox::valueChanged, this, &SweepDialog::update);
+  connect(max_steps_, &QSpinBox::valueChanged, this, &SweepDialog::update);
+  auto* form = new QFormLayout;
+  form->addRow("Learning rates:", lr_);
+  form->addRow("Batch sizes:", batch_);
+  form->addRow("Logical devices:", logical_);
+  form->addRow("Epochs per run:", epochs_);
+  form->addRow("Steps per run at most:", max_steps_);
+  preview_ = new QLabel;
+  preview_->setWordWrap(true);
+  buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  buttons_->button(QDialogButtonBox::Ok)->setText("Run sweep");
+  connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(new QLabel("Every combination is trained as its own recorded run, one after another, on the "
+                               "current model and dataset; the runs are compared when the last one ends."));
+  layout->addLayout(form);
+  layout->addWidget(preview_);
+  layout->addWidget(buttons_);
+  update();
+}
+
+void SweepDialog::update() {
+  points_.clear();
+  problem_.clear();
+  try {
+    TrainConfig base = base_;
+    base.epochs = epochs_->value();
+    base.max_steps = max_steps_->value();
+    std::vector<SweepAxis> varying;
+    const std::pair<const char*, QLineEdit*> fields[] = {{"lr", lr_}, {"batch", batch_}, {"logical", logical_}};
+    for (const auto& [name, field] : fields) {
+      SweepAxis axis = parse_sweep_axis(std::string(name) + "=" + field->text().toStdString());
+      // A single value is a setting, not an axis: it keeps the run names short.
+      if (axis.values.size() == 1) base = expand_sweep(base, {axis}).front().config;
+      else varying.push_back(std::move(axis));
+    }
+    points_ = varying.empty() ? std::vector<SweepPoint>{{base, "single run"}} : expand_sweep(base, varying);
+  } catch (const ConfigError& e) {
+    problem_ = e.what();
+  }
+  const bool ok = problem_.isEmpty();
+  QString text;
+  if (!ok) {
+    text = "<span style='color:#c0392b'>" + problem_.toHtmlEscaped() + "</span>";
+  } else {
+    QStringList labels;
+    for (size_t i = 0; i < points_.size() && i < 6; ++i) labels << QString::fromStdString(points_[i].label);
+    if (points_.size() > 6) labels << "…";
+    text = QString("<b>%1 run(s)</b>: %2").arg(points_.size()).arg(labels.join("; ").toHtmlEscaped());
+  }
+  preview_->setText(text);
+  buttons_->button(QDialogButtonBox::Ok)->setEnabled(ok);
+}
+
+}  // namespace mirror::ui
