@@ -121,6 +121,7 @@ void fit_height(QTableWidget* t) {
   int h = t->horizontalHeader()->sizeHint().height() + 2 * t->frameWidth() + 4;
   for (int r = 0; r < t->rowCount() && r < 8; ++r) h += t->rowHeight(r);
   if (t->rowCount() > 8) h += t->horizontalScrollBar()->sizeHint().height();
+  t->setMinimumHeight(std::max(h, 60));
   t->setMaximumHeight(std::max(h, 60));
 }
 
@@ -367,7 +368,11 @@ void CompareView::rebuild_scaling() {
   fit_height(scaling_table_);
 
   QStringList categories;
-  for (const auto& s : scaling_) categories << QString("%1 (%2)").arg(QString::fromStdString(s.run)).arg(s.replicas);
+  for (const auto& s : scaling_) categories << QString("%1 replica%2").arg(s.replicas).arg(s.replicas == 1 ? "" : "s");
+  if (categories.removeDuplicates() > 0) {  // several runs per count: name them
+    categories.clear();
+    for (const auto& s : scaling_) categories << QString("%1: %2").arg(s.replicas).arg(QString::fromStdString(s.run));
+  }
   auto reset = [](QChart* chart) {
     chart->removeAllSeries();
     for (auto* axis : chart->axes()) {

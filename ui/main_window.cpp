@@ -21,6 +21,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "mirror/model/presets.h"
@@ -360,13 +361,11 @@ void MainWindow::start_sweep(std::vector<SweepPoint> points, bool scaling) {
 void MainWindow::next_sweep_run() {
   if (sweep_.cancelled || sweep_.next >= sweep_.points.size()) {
     const QStringList dirs = sweep_.dirs;
-    const bool scaling = sweep_.scaling;
     const bool cancelled = sweep_.cancelled;
     const size_t total = sweep_.points.size();
     sweep_ = Sweep{};
     update_train_enabled();
     compare_runs(dirs);
-    compare_->show_scaling(scaling);
     status_->setText(cancelled ? QString("Sweep stopped after %1 of %2 run(s).").arg(dirs.size()).arg(total)
                                : QString("Sweep done: %1 run(s), compared on the Runs page.").arg(dirs.size()));
     Q_EMIT sweep_finished(dirs);
@@ -403,6 +402,13 @@ void MainWindow::compare_runs(const QStringList& dirs) {
   for (const QString& d : dirs)
     if (!browser_->run_dirs().contains(QDir(d).absolutePath()) && !browser_->run_dirs().contains(d)) browser_->open_run(d);
   browser_->select_runs(dirs);
+  // A scaling study's runs open on the scaling page.
+  const auto& runs = compare_->runs();
+  const bool study = runs.size() >= 2 && std::all_of(runs.begin(), runs.end(), [](const RunRecord& r) {
+    const auto sweep = r.run.find("sweep");
+    return sweep != r.run.end() && sweep->value("scaling", false);
+  });
+  compare_->show_scaling(study);
   views_->setCurrentIndex(1);
 }
 

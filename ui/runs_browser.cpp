@@ -123,8 +123,8 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   layout->addWidget(status_);
 
   refresh();
-  table_->sortItems(kStarted, Qt::DescendingOrder);
-  table_->resizeColumnsToContents();
+  table_->setSortingEnabled(true);  // newest first; a click on a header sorts by that column
+  table_->sortByColumn(kStarted, Qt::DescendingOrder);
   poll_.setInterval(1000);
   connect(&poll_, &QTimer::timeout, this, &RunsBrowser::refresh);
   poll_.start();
@@ -172,9 +172,11 @@ void RunsBrowser::fill_row(int row, const RunRecord& r) {
   set(kSteps, QString::number(steps), static_cast<double>(steps));
   set(kDuration, duration_text(r.duration_seconds), r.duration_seconds);
   const QString started = QString::fromStdString(r.run.value("started_at", std::string()));
-  // Runs started in the same second keep their directories' order.
+  // Sorted as "20261130-134501 <dir>", the form run directories are named in, so that runs
+  // without a start time sort by their name and runs started in the same second keep their order.
+  const QString stamp = started.isEmpty() ? QString() : QString(started).remove('-').remove(':').replace('T', '-').remove('Z');
   set(kStarted, started.isEmpty() ? QString::fromStdString(r.name) : QString(started).replace('T', ' ').remove('Z'),
-      started + " " + QString::fromStdString(r.name));
+      (stamp.isEmpty() ? QString() : stamp + " ") + QString::fromStdString(r.name));
   QStringList tags;
   for (const auto& t : r.meta.tags) tags << QString::fromStdString(t);
   set(kTags, tags.join(", "));
@@ -190,7 +192,7 @@ void RunsBrowser::refresh() {
     for (const auto& r : selected_runs()) out << QString::fromStdString(r.dir);
     return out;
   }();
-  bool selected_changed = false;
+  bool selected_changed = false, added = false;
   std::set<QString> on_disk;
   const QDir root(root_);
   for (const QString& name : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
@@ -230,6 +232,7 @@ void RunsBrowser::refresh() {
       row = table_->rowCount();
       table_->insertRow(row);
       changed = true;
+      added = true;
     }
     if (changed) {
       fill_row(row, entry.record());
@@ -237,6 +240,10 @@ void RunsBrowser::refresh() {
     }
   }
   table_->setSortingEnabled(sorting);
+  if (added) {
+    table_->resizeColumnsToContents();
+    table_->setColumnWidth(kName, std::min(table_->columnWidth(kName), 260));
+  }
   filling_ = false;
   apply_filter();
   if (selected_changed) on_selection_changed();

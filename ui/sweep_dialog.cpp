@@ -61,7 +61,7 @@ void SweepDialog::update() {
     std::vector<SweepAxis> varying;
     const std::pair<const char*, QLineEdit*> fields[] = {{"lr", lr_}, {"batch", batch_}, {"logical", logical_}};
     for (const auto& [name, field] : fields) {
-      SweepAxis axis = parse_sweep_axis(std::string(name) + "=" + field->text().toStdString());
+      SweepAxis axis = parse_sweep_axis(std::string(name) + "=" + field->text().toStdString(), base_);
       // A single value is a setting, not an axis: it keeps the run names short.
       if (axis.values.size() == 1) base = expand_sweep(base, {axis}).front().config;
       else varying.push_back(std::move(axis));

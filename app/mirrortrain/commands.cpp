@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <torch/version.h>
 
@@ -354,6 +355,12 @@ int run_runs_show(const RunsArgs& a) {
                  r.run.contains("devices") ? r.run["devices"].size() : 0);
       if (r.run.contains("message") && !r.run["message"].get<std::string>().empty())
         fmt::print("message: {}\n", r.run["message"].get<std::string>());
+      if (!r.meta.name.empty() || !r.meta.tags.empty())
+        fmt::print("name: {}{}\n", r.display_name(), r.meta.tags.empty() ? "" : fmt::format(" (tags: {})", fmt::join(r.meta.tags, ", ")));
+      if (!r.meta.notes.empty()) fmt::print("notes: {}\n", r.meta.notes);
+      if (!r.steps.empty())
+        fmt::print("steps recorded: {} (last loss {:.4f}, {} samples seen)\n", r.steps.back().global_step,
+                   r.steps.back().loss, r.steps.back().samples_seen);
       fmt::print("{:>5} {:>8} {:>10} {:>10} {:>10} {:>10} {:>8}\n", "epoch", "step", "loss", "accuracy", "val_loss",
                  "val_acc", "time");
     } else {
@@ -418,11 +425,11 @@ int run_sweep(const SweepArgs& args) {
   const std::string root = args.train.run_dir.empty() ? default_runs_root() : args.train.run_dir;
   const std::string id = new_sweep_id();
   try {
+    TrainConfig base = train_config(args.train);
     std::vector<SweepAxis> axes;
-    for (const auto& spec : args.grid) axes.push_back(parse_sweep_axis(spec));
+    for (const auto& spec : args.grid) axes.push_back(parse_sweep_axis(spec, base));
     if (args.scaling) axes.push_back(scaling_axis(args.scaling_devices));
     if (axes.empty()) throw ConfigError("give --grid KEY=V1,V2 (repeatable) or --scaling");
-    TrainConfig base = train_config(args.train);
     if (args.scaling && base.max_steps == 0 && !args.train.epochs) base.epochs = 1;
     points = expand_sweep(base, axes);
     data = load_dataset(base.dataset);  // every point shares the dataset options

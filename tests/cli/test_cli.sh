@@ -103,6 +103,22 @@ expect sweep-no-axis 2 'give --grid' -- "$bin" sweep --preset spirals-mlp
 expect scaling-study 0 'logical=4 +4 +[0-9]+ +[0-9.]+ +1\.00 +[0-9]+%' -- \
   "$bin" sweep --preset spirals-mlp --scaling --max-steps 8 --run-dir "$tmp/scaling"
 
+# A run still being written can be read mid-epoch, and reads as running; Ctrl+C stops it cleanly.
+live="$tmp/run-live"
+"$bin" train --preset seed-reuters --dataset synthetic-text --train-size 20000 --val-size 200 --epochs 1 \
+  --run-dir "$live" --json >/dev/null 2>&1 &
+pid=$!
+seen=""
+for _ in $(seq 1 300); do
+  out=$("$bin" runs show "$live" 2>/dev/null)
+  if grep -q '(running)' <<<"$out" && grep -qE '^steps recorded: [1-9]' <<<"$out"; then seen=1; break; fi
+  sleep 0.1
+done
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+if [[ -n $seen ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL live run: no steps visible while running"; fi
+expect live-stopped 0 'run-live \(stopped\)' -- "$bin" runs show "$live"
+
 # kill -9 in the middle of a recorded run, then open what it left and resume it: the result must
 # equal an uninterrupted run's bit for bit (deterministic mode).
 flags=(--preset seed-reuters --dataset synthetic-text --train-size 2000 --val-size 200 --epochs 3

@@ -217,6 +217,14 @@ TEST(Sweep, AxesParseWithShortNamesAndCheckTheirValues) {
   EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("batch=32.5"); }).find("whole number"), std::string::npos);
   EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr=fast"); }).find("a number"), std::string::npos);
   EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr=,"); }).find("no values"), std::string::npos);
+  // Keys are those of the base config: Adam's betas exist only for Adam-family optimizers.
+  TrainConfig adam;
+  adam.optimizer.name = "adam";
+  TrainConfig sgd;
+  sgd.optimizer.name = "sgd";
+  EXPECT_EQ(parse_sweep_axis("optimizer.beta1=0.8,0.9", adam).values.size(), 2u);
+  EXPECT_NE(error_of<ConfigError>([&] { parse_sweep_axis("optimizer.beta1=0.8", sgd); }).find("unknown setting"),
+            std::string::npos);
 }
 
 TEST(Sweep, GridExpandsFirstAxisSlowestAndRejectsAnImpossibleCombinationUpFront) {

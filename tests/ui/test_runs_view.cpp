@@ -262,8 +262,10 @@ class RunsViewTest : public QObject {
     // A new run appearing under the root is listed without asking.
     const int before = b.table()->rowCount();
     QDir().mkpath(root_ + "/20261130-120000-new");
-    std::ofstream((root_ + "/20261130-120000-new/run.json").toStdString()) << "{\"status\": \"finished\"}";
+    std::ofstream((root_ + "/20261130-120000-new/run.json").toStdString())
+        << "{\"status\": \"finished\", \"started_at\": \"2099-01-01T00:00:00Z\"}";
     QTRY_COMPARE_WITH_TIMEOUT(b.table()->rowCount(), before + 1, 5000);
+    QCOMPARE(b.table()->item(0, 0)->text(), QString("20261130-120000-new"));  // the newest goes on top
     // A corrupt run.json is listed as unreadable with the reason, not dropped.
     QDir().mkpath(root_ + "/20261130-130000-broken");
     std::ofstream((root_ + "/20261130-130000-broken/run.json").toStdString()) << "{\"status\": \"runn";  // cut short

@@ -40,7 +40,7 @@ std::string trim(const std::string& s) {
 }
 }  // namespace
 
-SweepAxis parse_sweep_axis(const std::string& spec) {
+SweepAxis parse_sweep_axis(const std::string& spec, const TrainConfig& base) {
   const size_t eq = spec.find('=');
   if (eq == std::string::npos)
     throw ConfigError(fmt::format("sweep axis '{}': expected KEY=V1,V2,... (e.g. lr=0.01,0.1)", spec));
@@ -48,7 +48,7 @@ SweepAxis parse_sweep_axis(const std::string& spec) {
   axis.name = trim(spec.substr(0, eq));
   const auto alias = short_names().find(axis.name);
   axis.key = alias == short_names().end() ? axis.name : alias->second;
-  const nlohmann::json reference = to_json(TrainConfig{});
+  const nlohmann::json reference = to_json(base);
   if (axis.key.empty() || axis.key == "model" || !reference.contains(pointer(axis.key)) ||
       reference.at(pointer(axis.key)).is_structured()) {
     std::string known;

@@ -20,10 +20,11 @@ struct SweepAxis {
   std::vector<nlohmann::json> values;
 };
 
-// Parses "KEY=V1,V2,...". KEY is a dotted config key or one of the short names lr, batch,
-// logical, epochs, optimizer, momentum, seed. Values are numbers, true/false or words. Throws
-// ConfigError for a malformed spec, an unknown key or an empty value list.
-SweepAxis parse_sweep_axis(const std::string& spec);
+// Parses "KEY=V1,V2,...". KEY is a dotted key of `base`'s config (as to_json writes it:
+// "optimizer.beta1" exists for Adam-family optimizers only) or one of the short names lr, batch,
+// logical, epochs, optimizer, momentum, seed. Values are numbers, true/false or words, of the
+// key's type. Throws ConfigError for a malformed spec, an unknown key or an empty value list.
+SweepAxis parse_sweep_axis(const std::string& spec, const TrainConfig& base = TrainConfig{});
 
 struct SweepPoint {
   TrainConfig config;
