@@ -277,6 +277,7 @@ void CompareView::rebuild_curves() {
       points.reserve(static_cast<qsizetype>(xs.size()));
       DebiasedEma ema(0.9);
       for (size_t k = 0; k < r.steps.size(); ++k) points.append(QPointF(xs[k], ema.add(picks[m].train(r.steps[k]))));
+      if (!xs.empty()) x_max = std::max(x_max, xs.back());  // decimation may drop the last point
       points = decimate(points, width / 2);
       for (const auto& p : points) extend(p);
       auto* train = new QLineSeries;
@@ -309,7 +310,8 @@ void CompareView::rebuild_curves() {
       y_lo = 0;
       y_hi = 1;
     }
-    const double pad = std::max(1e-6, (y_hi - y_lo) * 0.05);
+    // A flat line still gets a readable axis.
+    const double pad = std::max({1e-3, (y_hi - y_lo) * 0.05, y_hi == y_lo ? std::abs(y_hi) * 0.05 : 0.0});
     y_axis->setRange(std::max(0.0, y_lo - pad), m == 1 ? std::min(1.0, y_hi + pad) : y_hi + pad);
     y_axis->applyNiceNumbers();
     x_axis->setRange(0, x_max > 0 ? x_max : 1);

@@ -398,6 +398,11 @@ void MainWindow::open_sweep_dialog() {
 }
 
 void MainWindow::compare_runs(const QStringList& dirs) {
+  if (browser_->loading()) {  // the runs folder is still being read
+    connect(browser_, &RunsBrowser::loaded, this, [this, dirs] { compare_runs(dirs); }, Qt::SingleShotConnection);
+    views_->setCurrentIndex(1);
+    return;
+  }
   browser_->refresh();
   for (const QString& d : dirs)
     if (!browser_->run_dirs().contains(QDir(d).absolutePath()) && !browser_->run_dirs().contains(d)) browser_->open_run(d);

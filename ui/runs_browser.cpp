@@ -16,8 +16,10 @@
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <set>
+#include <utility>
 
 #include "mirror/runs/compare.h"
 #include "mirror/util/error.h"
@@ -122,13 +124,41 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   layout->addWidget(notes_);
   layout->addWidget(status_);
 
-  refresh();
   table_->setSortingEnabled(true);  // newest first; a click on a header sorts by that column
   table_->sortByColumn(kStarted, Qt::DescendingOrder);
   poll_.setInterval(1000);
   connect(&poll_, &QTimer::timeout, this, &RunsBrowser::refresh);
-  poll_.start();
+  connect(&watcher_, &QFutureWatcher<Loaded>::finished, this, &RunsBrowser::on_loaded);
+  QStringList dirs;
+  const QDir dir(root_);
+  for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+    if (QFile::exists(dir.filePath(name) + "/run.json")) dirs << dir.filePath(name);
+  status_->setText(QString("Reading %1 run(s) in %2…").arg(dirs.size()).arg(root_));
+  watcher_.setFuture(QtConcurrent::run([dirs] {
+    Loaded out;
+    for (const QString& d : dirs) {
+      try {
+        out.emplace_back(d, std::make_shared<RunFollower>(d.toStdString()));
+      } catch (const DataError&) {
+        out.emplace_back(d, nullptr);  // listed as unreadable by refresh(), with the reason
+      }
+    }
+    return out;
+  }));
 }
+
+void RunsBrowser::on_loaded() {
+  loading_ = false;
+  for (auto& [dir, follower] : watcher_.result())
+    if (follower && !entries_.count(dir)) entries_[dir].follower = std::move(follower);
+  status_->setText(QString("%1 run(s) in %2").arg(entries_.size()).arg(root_));
+  refresh();
+  poll_.start();
+  if (!pending_selection_.isEmpty()) select_runs(std::exchange(pending_selection_, {}));
+  Q_EMIT loaded();
+}
+
+RunsBrowser::~RunsBrowser() { watcher_.waitForFinished(); }
 
 int RunsBrowser::row_of(const QString& dir) const {
   for (int r = 0; r < table_->rowCount(); ++r)
@@ -184,6 +214,7 @@ void RunsBrowser::fill_row(int row, const RunRecord& r) {
 }
 
 void RunsBrowser::refresh() {
+  if (loading()) return;  // on_loaded() refreshes
   filling_ = true;
   const bool sorting = table_->isSortingEnabled();
   table_->setSortingEnabled(false);
@@ -214,7 +245,7 @@ void RunsBrowser::refresh() {
     bool changed = false;
     if (!entry.follower) {
       try {
-        entry.follower = std::make_unique<RunFollower>(dir.toStdString());
+        entry.follower = std::make_shared<RunFollower>(dir.toStdString());
         changed = true;
       } catch (const DataError& e) {
         changed = entry.broken.status != "unreadable";
@@ -252,7 +283,7 @@ void RunsBrowser::refresh() {
 bool RunsBrowser::open_run(const QString& path, QString* error) {
   const QString dir = QDir(path).absolutePath();
   try {
-    auto follower = std::make_unique<RunFollower>(dir.toStdString());
+    auto follower = std::make_shared<RunFollower>(dir.toStdString());
     Entry& e = entries_[dir];
     e.follower = std::move(follower);
     e.external = QFileInfo(dir).absolutePath() != QDir(root_).absolutePath();
@@ -267,6 +298,10 @@ bool RunsBrowser::open_run(const QString& path, QString* error) {
 }
 
 void RunsBrowser::select_runs(const QStringList& dirs) {
+  if (loading()) {
+    pending_selection_ = dirs;
+    return;
+  }
   filling_ = true;
   table_->clearSelection();
   bool first = true;
@@ -276,7 +311,10 @@ void RunsBrowser::select_runs(const QStringList& dirs) {
     if (fallback < 0) continue;
     const QModelIndex index = table_->model()->index(fallback, 0);
     table_->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
-    if (first) table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::NoUpdate);
+    if (first) {
+      table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::NoUpdate);
+      table_->scrollTo(index);
+    }
     first = false;
   }
   filling_ = false;

@@ -4,6 +4,7 @@
 // appear, killed ones show as interrupted. Rename in place, tag, write notes, move to the trash,
 // open a run folder from anywhere. The selection is what the compare view shows.
 
+#include <QFutureWatcher>
 #include <QTimer>
 #include <QWidget>
 
@@ -25,8 +26,12 @@ namespace mirror::ui {
 class RunsBrowser : public QWidget {
   Q_OBJECT
  public:
-  // Lists the runs under `root` (the default runs folder when empty).
+  // Lists the runs under `root` (the default runs folder when empty). The first reading of
+  // every run happens off the GUI thread (hundreds of long runs take seconds); loading() is
+  // true until it is done.
   explicit RunsBrowser(const QString& root = {}, QWidget* parent = nullptr);
+  ~RunsBrowser() override;
+  bool loading() const { return loading_; }
 
   const QString& root() const { return root_; }
   // Adds a run directory from anywhere (a cluster job's output folder) and selects it. False,
@@ -60,14 +65,18 @@ class RunsBrowser : public QWidget {
  Q_SIGNALS:
   // The selection changed, or a selected run grew or changed status.
   void selection_changed(const std::vector<mirror::RunRecord>& runs);
+  // The first reading of the runs folder is done.
+  void loaded();
 
  private:
   struct Entry {
-    std::unique_ptr<RunFollower> follower;
+    std::shared_ptr<RunFollower> follower;
     RunRecord broken;  // for a run whose run.json cannot be read
     bool external = false;
     const RunRecord& record() const { return follower ? follower->record() : broken; }
   };
+  using Loaded = std::vector<std::pair<QString, std::shared_ptr<RunFollower>>>;
+  void on_loaded();
   void fill_row(int row, const RunRecord& r);
   int row_of(const QString& dir) const;
   QString current_dir() const;
@@ -88,10 +97,13 @@ class RunsBrowser : public QWidget {
   QPlainTextEdit* notes_;
   QLabel* status_;
   QTimer poll_;
+  QFutureWatcher<Loaded> watcher_;
+  QStringList pending_selection_;  // asked for while loading
   QTimer notes_save_;
   QString notes_dir_;  // the run whose notes are in the editor
   bool filling_ = false;
   bool confirm_ = true;
+  bool loading_ = true;
 };
 
 }  // namespace mirror::ui

@@ -191,6 +191,7 @@ class RunsViewTest : public QObject {
 
   void browserListsRenamesTagsAndAnnotates() {
     RunsBrowser b(root_);
+    QTRY_VERIFY_WITH_TIMEOUT(!b.loading(), 10000);
     b.set_confirm(false);
     QTableWidget* t = b.table();
     QCOMPARE(t->rowCount(), 3);
@@ -236,6 +237,7 @@ class RunsViewTest : public QObject {
     std::ofstream((live + "/run.json").toStdString()) << run.dump();
     append(live + "/metrics.jsonl", step_line(1) + step_line(2));
     RunsBrowser b(root_);
+    QTRY_VERIFY_WITH_TIMEOUT(!b.loading(), 10000);
     CompareView view;
     connect(&b, &RunsBrowser::selection_changed, &view, &CompareView::set_runs);
     b.select_runs({live});
@@ -282,6 +284,7 @@ class RunsViewTest : public QObject {
     QTemporaryDir elsewhere;
     const QString job = record_run(elsewhere.path(), "cluster-job", 0.02, 2);
     RunsBrowser b(root_);
+    QTRY_VERIFY_WITH_TIMEOUT(!b.loading(), 10000);
     const int before = b.table()->rowCount();
     QString error;
     QVERIFY2(b.open_run(job, &error), qPrintable(error));
@@ -301,6 +304,7 @@ class RunsViewTest : public QObject {
     std::ofstream((live + "/run.json").toStdString())
         << nlohmann::json{{"status", "running"}, {"host", host_name()}, {"pid", static_cast<int64_t>(::getpid())}}.dump();
     RunsBrowser b(root_);
+    QTRY_VERIFY_WITH_TIMEOUT(!b.loading(), 10000);
     const int before = b.table()->rowCount();
     QCOMPARE(b.move_to_trash({doomed, live}), 1);
     QVERIFY(!QDir(doomed).exists());
