@@ -45,6 +45,7 @@ const char* axis_title(XAxis x) {
     case XAxis::kEpoch: return "epoch";
     case XAxis::kSamples: return "samples seen";
     case XAxis::kTime: return "training time (s)";
+    case XAxis::kWall: return "wall time (s)";
   }
   return "";
 }
@@ -69,6 +70,7 @@ std::vector<double> step_xs(const RunRecord& r, XAxis x) {
       case XAxis::kStep: xs.push_back(static_cast<double>(s.global_step)); break;
       case XAxis::kSamples: xs.push_back(static_cast<double>(s.samples_seen)); break;
       case XAxis::kTime: xs.push_back(s.train_seconds); break;
+      case XAxis::kWall: xs.push_back(s.wall_seconds); break;
       case XAxis::kEpoch:
         if (s.epoch != current) {
           current = s.epoch;
@@ -88,6 +90,7 @@ double epoch_x(const EpochRecord& e, XAxis x) {
     case XAxis::kEpoch: return e.epoch;
     case XAxis::kSamples: return static_cast<double>(e.samples_seen);
     case XAxis::kTime: return e.train_seconds;
+    case XAxis::kWall: return e.wall_seconds;
   }
   return 0;
 }
@@ -161,9 +164,10 @@ QString markdown_table(const QTableWidget* t) {
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   x_choice_ = new QComboBox;
-  for (XAxis x : {XAxis::kStep, XAxis::kEpoch, XAxis::kSamples, XAxis::kTime})
+  for (XAxis x : {XAxis::kStep, XAxis::kEpoch, XAxis::kSamples, XAxis::kTime, XAxis::kWall})
     x_choice_->addItem(axis_title(x), static_cast<int>(x));
-  x_choice_->setToolTip("What the x axis counts: steps differ between batch sizes, samples seen and epochs do not");
+  x_choice_->setToolTip("What the x axis counts: steps differ between batch sizes, samples seen and epochs do not; "
+                        "training time leaves out validation, wall time includes it");
   connect(x_choice_, &QComboBox::currentIndexChanged, this,
           [this](int i) { set_x_axis(static_cast<XAxis>(x_choice_->itemData(i).toInt())); });
   hint_ = new QLabel("Select runs in the list above to compare them.");
@@ -256,7 +260,7 @@ void CompareView::rebuild_curves() {
     }
     auto* x_axis = new QValueAxis;
     x_axis->setTitleText(axis_title(x_));
-    x_axis->setLabelFormat(x_ == XAxis::kEpoch || x_ == XAxis::kTime ? "%.1f" : "%.0f");
+    x_axis->setLabelFormat(x_ == XAxis::kStep || x_ == XAxis::kSamples ? "%.0f" : "%.1f");
     auto* y_axis = new QValueAxis;
     y_axis->setLabelFormat("%.3g");
     chart->addAxis(x_axis, Qt::AlignBottom);

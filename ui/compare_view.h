@@ -20,7 +20,7 @@ class QTableWidget;
 
 namespace mirror::ui {
 
-enum class XAxis { kStep, kEpoch, kSamples, kTime };
+enum class XAxis { kStep, kEpoch, kSamples, kTime, kWall };
 
 class CompareView : public QWidget {
   Q_OBJECT

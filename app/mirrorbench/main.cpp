@@ -1,6 +1,6 @@
 // mirrorbench: the Mirror Workbench desktop window. Wiring only.
 //
-//   mirrorbench [--preset NAME] [--train | --scaling-study] [--compare DIR...] [--x-axis step|epoch|samples|time]
+//   mirrorbench [--preset NAME] [--train | --scaling-study] [--compare DIR...] [--x-axis step|epoch|samples|time|wall]
 //               [--screenshot FILE --after SECONDS]
 //
 // --train starts training as soon as the dataset is loaded, --scaling-study runs the scaling
@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption after("after", "Seconds before the screenshot (default 10).", "seconds", "10");
   const QCommandLineOption scaling("scaling-study", "Run the scaling study (1, 2, 4 logical devices) once loaded.");
   const QCommandLineOption compare("compare", "Compare this recorded run (repeatable).", "dir");
-  const QCommandLineOption x_axis("x-axis", "The comparison's x axis: step, epoch, samples or time.", "axis", "step");
+  const QCommandLineOption x_axis("x-axis", "The comparison's x axis: step, epoch, samples, time (training) or wall.", "axis", "step");
   cli.addOptions({preset, train, scaling, compare, x_axis, shot, after});
   cli.process(app);
 
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   window.resize(1440, 900);
   if (cli.isSet(preset)) window.apply_preset(cli.value(preset));
   window.show();
-  const QStringList axes = {"step", "epoch", "samples", "time"};
+  const QStringList axes = {"step", "epoch", "samples", "time", "wall"};
   if (const auto i = axes.indexOf(cli.value(x_axis)); i >= 0) window.compare_view()->set_x_axis(static_cast<mirror::ui::XAxis>(i));
   if (cli.isSet(compare)) window.compare_runs(cli.values(compare));
   if (cli.isSet(train) || cli.isSet(scaling)) {

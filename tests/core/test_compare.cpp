@@ -102,6 +102,25 @@ TEST(RunFollower, ReadsOnlyWhatWasAppendedAndWaitsForAWholeLine) {
   EXPECT_NE(f.record().warnings[0].find("1 malformed line"), std::string::npos);
 }
 
+TEST(RunFollower, WallTimeContinuesOverAResume) {
+  TempDir dir;
+  std::ofstream(dir / "run.json") << R"({"status": "finished"})";
+  std::ofstream(dir / "metrics.jsonl")
+      << "{\"type\":\"step\",\"global_step\":1,\"step_seconds\":0.5,\"wall\":1.0}\n"
+         "{\"type\":\"step\",\"global_step\":2,\"step_seconds\":0.5,\"wall\":2.0}\n"
+         "{\"type\":\"resumed\",\"global_step\":1}\n"  // a new writer: its clock starts at 0
+         "{\"type\":\"step\",\"global_step\":2,\"step_seconds\":0.5,\"wall\":0.5}\n"
+         "{\"type\":\"epoch\",\"epoch\":1,\"wall\":3.0}\n";
+  const RunRecord r = read_run(dir.str());
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.steps[0].wall_seconds, 1.0);
+  EXPECT_DOUBLE_EQ(r.steps[1].wall_seconds, 1.5);
+  EXPECT_DOUBLE_EQ(r.steps[1].train_seconds, 1.0);
+  ASSERT_EQ(r.epochs.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.epochs[0].wall_seconds, 4.0);  // validation included
+  EXPECT_DOUBLE_EQ(r.epochs[0].train_seconds, 1.0);
+}
+
 TEST(RunFollower, ARunWhoseProcessIsGoneReadsAsInterrupted) {
   TempDir dir;
   nlohmann::json run = {{"status", "running"}, {"host", host_name()}, {"pid", dead_pid()}};

@@ -156,6 +156,8 @@ void RunFollower::apply_line(const std::string& line) {
     p.step_seconds = j.value("step_seconds", 0.0);
     p.samples_seen = (steps.empty() ? 0 : steps.back().samples_seen) + p.samples;
     p.train_seconds = (steps.empty() ? 0 : steps.back().train_seconds) + p.step_seconds;
+    // Runs recorded before "wall" existed: training time is the best estimate.
+    p.wall_seconds = j.contains("wall") ? wall_offset_ + j.value("wall", 0.0) : p.train_seconds;
     p.loss = j.value("loss", 0.0);
     p.accuracy = j.value("accuracy", 0.0);
     p.top_k_accuracy = j.value("top_k_accuracy", 0.0);
@@ -173,6 +175,7 @@ void RunFollower::apply_line(const std::string& line) {
     steps.push_back(p);
   } else if (type == "resumed") {
     truncate_after(j.value("global_step", int64_t{0}));
+    wall_offset_ = steps.empty() ? 0 : steps.back().wall_seconds;
   } else if (type == "epoch") {
     EpochRecord e;
     e.epoch = j.value("epoch", 0);
@@ -180,7 +183,9 @@ void RunFollower::apply_line(const std::string& line) {
       e.global_step = steps.back().global_step;
       e.samples_seen = steps.back().samples_seen;
       e.train_seconds = steps.back().train_seconds;
+      e.wall_seconds = steps.back().wall_seconds;
     }
+    if (j.contains("wall")) e.wall_seconds = wall_offset_ + j.value("wall", 0.0);
     e.loss = j.value("loss", 0.0);
     e.accuracy = j.value("accuracy", 0.0);
     e.top_k_accuracy = j.value("top_k_accuracy", 0.0);

@@ -116,10 +116,17 @@ void RunWriter::on_started(const RunStarted& e) {
   }
 }
 
-void RunWriter::on_step(const StepMetrics& e) { append(to_json(e), false); }
+namespace {
+nlohmann::json with_wall(nlohmann::json j, std::chrono::steady_clock::time_point since) {
+  j["wall"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+  return j;
+}
+}  // namespace
+
+void RunWriter::on_step(const StepMetrics& e) { append(with_wall(to_json(e), started_), false); }
 
 void RunWriter::on_epoch(const EpochMetrics& e) {
-  append(to_json(e), true);
+  append(with_wall(to_json(e), started_), true);
   run_["last_epoch"] = to_json(e);
 }
 

@@ -18,6 +18,8 @@ struct StepPoint {
   int epoch = 0;
   int64_t samples_seen = 0;   // over the run, this step included
   double train_seconds = 0;   // training wall time over the run, this step included (validation excluded)
+  double wall_seconds = 0;    // since the run started, validation and pauses included; over resumes,
+                              // the time before the kill plus the time since (the gap is not counted)
   double loss = 0, accuracy = 0, top_k_accuracy = 0;
   double step_seconds = 0;
   int64_t samples = 0;        // in this step's global batch
@@ -30,6 +32,7 @@ struct EpochRecord {
   int64_t global_step = 0;   // step at the epoch's end
   int64_t samples_seen = 0;  // over the run at the epoch's end
   double train_seconds = 0;  // training wall time over the run at the epoch's end
+  double wall_seconds = 0;   // since the run started, at the end of the epoch's validation
   double loss = 0, accuracy = 0, top_k_accuracy = 0;
   bool has_validation = false;
   double val_loss = 0, val_accuracy = 0, val_top_k_accuracy = 0;
@@ -89,6 +92,7 @@ class RunFollower {
   std::string pending_;  // bytes after the last newline
   int64_t skipped_ = 0;
   double final_seconds_ = 0;
+  double wall_offset_ = 0;  // wall time recorded before the latest resume
   bool have_metrics_ = false;
 };
 

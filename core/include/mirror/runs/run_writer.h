@@ -49,6 +49,9 @@ class RunWriter : public EventSink {
   nlohmann::json run_;
   std::ofstream metrics_;
   std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
+  // Step and epoch lines carry "wall": seconds since this writer started (a reader adds the
+  // time recorded before a resume).
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 // This machine's host name, as run.json records it.
