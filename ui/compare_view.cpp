@@ -6,14 +6,17 @@
 #include <QBuffer>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QPainter>
 #include <QScrollBar>
 #include <QSplitter>
@@ -21,6 +24,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTextStream>
+#include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
 
@@ -170,10 +174,21 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
                         "training time leaves out validation, wall time includes it");
   connect(x_choice_, &QComboBox::currentIndexChanged, this,
           [this](int i) { set_x_axis(static_cast<XAxis>(x_choice_->itemData(i).toInt())); });
+  smoothing_choice_ = new QDoubleSpinBox;
+  smoothing_choice_->setRange(0, 0.99);
+  smoothing_choice_->setSingleStep(0.05);
+  smoothing_choice_->setValue(smoothing_);
+  smoothing_choice_->setToolTip("Exponential smoothing of the per-step training lines (debiased, as TensorBoard): 0 shows raw steps");
+  connect(smoothing_choice_, &QDoubleSpinBox::valueChanged, this, &CompareView::set_smoothing);
+  log_choice_ = new QCheckBox("log loss");
+  connect(log_choice_, &QCheckBox::toggled, this, &CompareView::set_log_loss);
   hint_ = new QLabel("Select runs in the list above to compare them.");
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel("x axis:"));
   bar->addWidget(x_choice_);
+  bar->addWidget(new QLabel("smoothing:"));
+  bar->addWidget(smoothing_choice_);
+  bar->addWidget(log_choice_);
   bar->addWidget(hint_, 1);
 
   charts_[0] = new_chart_view("Loss");
@@ -242,6 +257,21 @@ void CompareView::set_x_axis(XAxis x) {
   Q_EMIT x_axis_changed(x);
 }
 
+void CompareView::set_smoothing(double weight) {
+  weight = std::clamp(weight, 0.0, 0.99);
+  if (weight == smoothing_) return;
+  smoothing_ = weight;
+  smoothing_choice_->setValue(weight);
+  rebuild_curves();
+}
+
+void CompareView::set_log_loss(bool on) {
+  if (on == log_loss_) return;
+  log_loss_ = on;
+  log_choice_->setChecked(on);
+  rebuild_curves();
+}
+
 void CompareView::show_scaling(bool on) { pages_->setCurrentWidget(on ? scaling_page_ : curves_page_); }
 
 void CompareView::rebuild_curves() {
@@ -261,13 +291,23 @@ void CompareView::rebuild_curves() {
     auto* x_axis = new QValueAxis;
     x_axis->setTitleText(axis_title(x_));
     x_axis->setLabelFormat(x_ == XAxis::kStep || x_ == XAxis::kSamples ? "%.0f" : "%.1f");
-    auto* y_axis = new QValueAxis;
-    y_axis->setLabelFormat("%.3g");
+    const bool log_axis = m == 0 && log_loss_;
+    QAbstractAxis* y_axis = nullptr;
+    if (log_axis) {
+      auto* log_y = new QLogValueAxis;
+      log_y->setBase(10);
+      log_y->setLabelFormat("%.3g");
+      y_axis = log_y;
+    } else {
+      auto* linear_y = new QValueAxis;
+      linear_y->setLabelFormat("%.3g");
+      y_axis = linear_y;
+    }
     chart->addAxis(x_axis, Qt::AlignBottom);
     chart->addAxis(y_axis, Qt::AlignLeft);
     double x_max = 0, y_lo = INFINITY, y_hi = -INFINITY;
     auto extend = [&](const QPointF& p) {
-      if (!std::isfinite(p.y())) return;
+      if (!std::isfinite(p.y()) || (log_axis && p.y() <= 0)) return;
       x_max = std::max(x_max, p.x());
       y_lo = std::min(y_lo, p.y());
       y_hi = std::max(y_hi, p.y());
@@ -279,7 +319,7 @@ void CompareView::rebuild_curves() {
       const auto xs = step_xs(r, x_);
       QVector<QPointF> points;
       points.reserve(static_cast<qsizetype>(xs.size()));
-      DebiasedEma ema(0.9);
+      DebiasedEma ema(smoothing_);
       for (size_t k = 0; k < r.steps.size(); ++k) points.append(QPointF(xs[k], ema.add(picks[m].train(r.steps[k]))));
       if (!xs.empty()) x_max = std::max(x_max, xs.back());  // decimation may drop the last point
       points = decimate(points, width / 2);
@@ -289,6 +329,12 @@ void CompareView::rebuild_curves() {
       QPen pen(c, 2);
       train->setPen(pen);
       train->replace(points);
+      connect(train, &QXYSeries::hovered, charts_[m], [this, train, m](const QPointF& p, bool on) {
+        if (!on) return QToolTip::hideText();
+        QToolTip::showText(QCursor::pos(), QString("%1\n%2 %3: %4 %5")
+                                               .arg(train->name(), axis_title(x_)).arg(p.x(), 0, 'g', 6)
+                                               .arg(m == 0 ? "loss" : "accuracy").arg(p.y(), 0, 'g', 5));
+      });
       chart->addSeries(train);
       train->attachAxis(x_axis);
       train->attachAxis(y_axis);
@@ -314,10 +360,15 @@ void CompareView::rebuild_curves() {
       y_lo = 0;
       y_hi = 1;
     }
-    // A flat line still gets a readable axis.
-    const double pad = std::max({1e-3, (y_hi - y_lo) * 0.05, y_hi == y_lo ? std::abs(y_hi) * 0.05 : 0.0});
-    y_axis->setRange(std::max(0.0, y_lo - pad), m == 1 ? std::min(1.0, y_hi + pad) : y_hi + pad);
-    y_axis->applyNiceNumbers();
+    if (log_axis) {
+      static_cast<QLogValueAxis*>(y_axis)->setRange(y_lo * 0.9, y_hi * 1.1);
+    } else {
+      // A flat line still gets a readable axis.
+      const double pad = std::max({1e-3, (y_hi - y_lo) * 0.05, y_hi == y_lo ? std::abs(y_hi) * 0.05 : 0.0});
+      auto* linear_y = static_cast<QValueAxis*>(y_axis);
+      linear_y->setRange(std::max(0.0, y_lo - pad), m == 1 ? std::min(1.0, y_hi + pad) : y_hi + pad);
+      linear_y->applyNiceNumbers();
+    }
     x_axis->setRange(0, x_max > 0 ? x_max : 1);
   }
 }

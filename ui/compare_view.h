@@ -13,7 +13,9 @@
 #include "mirror/runs/run_reader.h"
 
 class QChartView;
+class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QTabWidget;
 class QTableWidget;
@@ -32,6 +34,10 @@ class CompareView : public QWidget {
   const std::vector<RunRecord>& runs() const { return runs_; }
   void set_x_axis(XAxis x);
   XAxis x_axis() const { return x_; }
+  // TensorBoard-style smoothing of the per-step training lines, 0 (raw) to 0.99.
+  void set_smoothing(double weight);
+  // Logarithmic loss axis.
+  void set_log_loss(bool on);
   // The scaling page (throughput, speed-up, step time split) instead of the curves.
   void show_scaling(bool on);
   QColor colour(size_t run_index) const;
@@ -64,7 +70,11 @@ class CompareView : public QWidget {
   std::vector<RunRecord> runs_;
   std::vector<ScalingRow> scaling_;
   XAxis x_ = XAxis::kStep;
+  double smoothing_ = 0.9;
+  bool log_loss_ = false;
   QComboBox* x_choice_;
+  QDoubleSpinBox* smoothing_choice_;
+  QCheckBox* log_choice_;
   QLabel* hint_;
   QTabWidget* pages_;
   QWidget* curves_page_;

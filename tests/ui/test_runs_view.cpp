@@ -11,6 +11,7 @@
 #include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -151,6 +152,19 @@ class RunsViewTest : public QObject {
     view.set_x_axis(XAxis::kWall);
     QCOMPARE(x_max(), wall_end);
     QVERIFY(wall_end > train_end);  // validation counts in wall time only
+    // Smoothing off shows the raw steps; the log axis is for the loss.
+    view.set_x_axis(XAxis::kStep);
+    view.set_smoothing(0);
+    first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    QCOMPARE(first->at(0).y(), runs[0].steps[0].loss);
+    view.set_smoothing(0.9);
+    first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    QCOMPARE(first->at(0).y(), runs[0].steps[0].loss);  // debiased: the first point is the raw one
+    QVERIFY(first->at(5).y() != runs[0].steps[5].loss);
+    view.set_log_loss(true);
+    QVERIFY(qobject_cast<QLogValueAxis*>(loss->axes(Qt::Vertical)[0]) != nullptr);
+    QVERIFY(qobject_cast<QValueAxis*>(view.accuracy_chart()->chart()->axes(Qt::Vertical)[0]) != nullptr);
+    view.set_log_loss(false);
     // The table: the settings that differ, then the results.
     QTableWidget* t = view.table();
     QCOMPARE(t->rowCount(), 3);
