@@ -92,6 +92,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   browser_ = new RunsBrowser;
   compare_ = new CompareView;
   connect(browser_, &RunsBrowser::selection_changed, compare_, &CompareView::set_runs);
+  connect(browser_, &RunsBrowser::resume_requested, this, &MainWindow::resume_run);
   auto* runs_split = new QSplitter(Qt::Vertical);
   runs_split->addWidget(browser_);
   runs_split->addWidget(compare_);
@@ -322,11 +323,10 @@ void MainWindow::start_run(TrainConfig c, std::shared_ptr<const Dataset> dataset
   start_recorded(std::move(c), std::move(dataset), nlohmann::json::object(), {}, {});
 }
 
-void MainWindow::start_recorded(TrainConfig c, std::shared_ptr<const Dataset> dataset, const nlohmann::json& extra,
-                                const std::string& display_name, const std::string& tag) {
-  if (running_) return;
+void MainWindow::begin_run() {
   metrics_.clear();
   last_step_ = {};
+  started_ = {};
   step_seconds_ema_ = 0;
   banner_->setVisible(false);
   running_ = true;
@@ -335,6 +335,21 @@ void MainWindow::start_recorded(TrainConfig c, std::shared_ptr<const Dataset> da
   status_->setText("Starting…");
   dirty_ = true;
   run_dir_.clear();
+}
+
+void MainWindow::resume_run(const QString& dir) {
+  if (running_) return;
+  begin_run();
+  run_dir_ = dir;
+  views_->setCurrentIndex(0);
+  status_->setText("Resuming " + dir + "…");
+  controller_->resume(dir.toStdString());
+}
+
+void MainWindow::start_recorded(TrainConfig c, std::shared_ptr<const Dataset> dataset, const nlohmann::json& extra,
+                                const std::string& display_name, const std::string& tag) {
+  if (running_) return;
+  begin_run();
   if (recording_) {
     const std::string label = tag.empty() ? (c.preset.empty() ? c.model.name : c.preset) : tag;
     run_dir_ = QString::fromStdString(new_run_dir(default_runs_root(), label));
@@ -505,11 +520,12 @@ void MainWindow::redraw() {
     return;
   }
   replicas_->on_step(last_step_);
-  const int64_t total = last_step_.steps_per_epoch * training_->epochs();
+  const int epochs = started_.epochs > 0 ? started_.epochs : training_->epochs();  // a resumed run has its own
+  const int64_t total = last_step_.steps_per_epoch * epochs;
   const double eta = step_seconds_ema_ * static_cast<double>(std::max<int64_t>(0, total - last_step_.global_step));
   if (running_)
     status_->setText(QString("Epoch %1/%2 · step %3/%4 · %5 samples/s · ETA %6%7")
-                         .arg(last_step_.epoch).arg(training_->epochs()).arg(last_step_.step).arg(last_step_.steps_per_epoch)
+                         .arg(last_step_.epoch).arg(epochs).arg(last_step_.step).arg(last_step_.steps_per_epoch)
                          .arg(last_step_.samples_per_sec, 0, 'f', 0).arg(clock(eta)).arg(pause_->isChecked() ? " · paused" : ""));
   epoch_progress_->setValue(static_cast<int>(100 * last_step_.step / std::max<int64_t>(1, last_step_.steps_per_epoch)));
   // The cost includes painting, which happens when the event loop next runs; approximate it by

@@ -55,6 +55,8 @@ class MainWindow : public QMainWindow {
   // config says so): throughput, scaling efficiency and curves side by side.
   void start_scaling_study();
   bool sweeping() const { return !sweep_.points.empty(); }
+  // Continues a stopped or killed recorded run from its newest checkpoint, on the Live page.
+  void resume_run(const QString& dir);
   // Shows the runs page with these run directories selected (added when outside the runs folder).
   void compare_runs(const QStringList& dirs);
 
@@ -108,6 +110,7 @@ class MainWindow : public QMainWindow {
   void remember_dataset();
   void rebuild_recent_menu();
   void save_settings();
+  void begin_run();
   void start_recorded(TrainConfig c, std::shared_ptr<const Dataset> dataset, const nlohmann::json& extra,
                       const std::string& display_name, const std::string& tag);
   void next_sweep_run();

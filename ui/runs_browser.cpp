@@ -78,8 +78,17 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   auto* del = new QPushButton("Move to trash");
   del->setToolTip("Move the selected runs to the desktop trash (restore them from there)");
   connect(del, &QPushButton::clicked, this, &RunsBrowser::delete_selected);
+  resume_ = new QPushButton("Resume");
+  resume_->setToolTip("Continue the selected stopped or interrupted run from its newest checkpoint, with the same "
+                      "numbers an uninterrupted run gets");
+  resume_->setEnabled(false);
+  connect(resume_, &QPushButton::clicked, this, [this] {
+    const auto runs = selected_runs();
+    if (runs.size() == 1) Q_EMIT resume_requested(QString::fromStdString(runs[0].dir));
+  });
   auto* bar = new QHBoxLayout;
   bar->addWidget(filter_, 1);
+  bar->addWidget(resume_);
   bar->addWidget(open);
   bar->addWidget(tags);
   bar->addWidget(del);
@@ -346,7 +355,11 @@ void RunsBrowser::on_selection_changed() {
     for (const auto& w : it->second.record().warnings) warnings << QString::fromStdString(w);
     status_->setText(warnings.isEmpty() ? dir : dir + " — " + warnings.join("; "));
   }
-  Q_EMIT selection_changed(selected_runs());
+  const auto runs = selected_runs();
+  const bool resumable = runs.size() == 1 && (runs[0].status == "stopped" || runs[0].status == "interrupted" ||
+                                               runs[0].status == "failed");
+  resume_->setEnabled(resumable);
+  Q_EMIT selection_changed(runs);
 }
 
 void RunsBrowser::apply_filter() {

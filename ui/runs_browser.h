@@ -58,6 +58,7 @@ class RunsBrowser : public QWidget {
   void set_confirm(bool on) { confirm_ = on; }
 
   QTableWidget* table() const { return table_; }
+  QPushButton* resume_button() const { return resume_; }
   QLineEdit* filter() const { return filter_; }
   QPlainTextEdit* notes() const { return notes_; }
   QLabel* status_line() const { return status_; }
@@ -67,6 +68,8 @@ class RunsBrowser : public QWidget {
   void selection_changed(const std::vector<mirror::RunRecord>& runs);
   // The first reading of the runs folder is done.
   void loaded();
+  // The person asked to continue this stopped, failed or interrupted run.
+  void resume_requested(const QString& dir);
 
  private:
   struct Entry {
@@ -96,6 +99,7 @@ class RunsBrowser : public QWidget {
   QLineEdit* filter_;
   QPlainTextEdit* notes_;
   QLabel* status_;
+  QPushButton* resume_;
   QTimer poll_;
   QFutureWatcher<Loaded> watcher_;
   QStringList pending_selection_;  // asked for while loading

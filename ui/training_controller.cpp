@@ -2,6 +2,8 @@
 
 #include <QElapsedTimer>
 
+#include "mirror/data/registry.h"
+#include "mirror/runs/resume.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/runs/tensorboard.h"
 #include "mirror/util/error.h"
@@ -54,32 +56,57 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) { regi
 
 TrainingController::~TrainingController() { stop_and_wait(); }
 
+// What a run needs before its first step, made on its thread (loading a dataset or a
+// checkpoint can take a while).
+struct TrainingController::Prepared {
+  std::unique_ptr<Trainer> trainer;
+  std::unique_ptr<RunWriter> record;  // null: not recorded
+};
+
 void TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir,
                                nlohmann::json run_extra) {
+  if (!run_dir.empty()) config.checkpoints.dir = run_dir + "/checkpoints";
+  launch([config = std::move(config), dataset = std::move(dataset), run_dir = std::move(run_dir),
+          run_extra = std::move(run_extra)]() mutable {
+    Prepared p;
+    p.trainer = std::make_unique<Trainer>(config, std::move(dataset));
+    if (!run_dir.empty()) p.record = std::make_unique<RunWriter>(run_dir, to_json(config), run_extra);
+    return p;
+  });
+}
+
+void TrainingController::resume(std::string run_dir) {
+  launch([run_dir = std::move(run_dir)] {
+    ResumePoint r = resume_point(run_dir);
+    r.config.validate();
+    Prepared p;
+    p.trainer = std::make_unique<Trainer>(r.config, load_dataset(r.config.dataset));
+    p.record = RunWriter::resume(run_dir, r.from_step);
+    return p;
+  });
+}
+
+void TrainingController::launch(std::function<Prepared()> prepare) {
   if (thread_ && thread_->isFinished()) stop_and_wait();  // ended, clean-up still queued
   if (thread_) return;
   control_ = std::make_shared<TrainControl>();
   auto control = control_;
-  if (!run_dir.empty()) config.checkpoints.dir = run_dir + "/checkpoints";
-  thread_ = QThread::create([this, control, config = std::move(config), dataset = std::move(dataset),
-                             run_dir = std::move(run_dir), run_extra = std::move(run_extra)]() mutable {
+  thread_ = QThread::create([this, control, prepare = std::move(prepare)]() {
     SignalSink sink(this);
     try {
-      Trainer trainer(config, std::move(dataset));
-      std::unique_ptr<RunWriter> record;
+      Prepared p = prepare();
       std::unique_ptr<TensorBoardWriter> tensorboard;
       std::vector<EventSink*> sinks = {&sink};
-      if (!run_dir.empty()) {
-        record = std::make_unique<RunWriter>(run_dir, to_json(config), run_extra);
-        tensorboard = std::make_unique<TensorBoardWriter>(run_dir);
-        sinks.push_back(record.get());
+      if (p.record) {
+        tensorboard = std::make_unique<TensorBoardWriter>(p.record->dir());
+        sinks.push_back(p.record.get());
         sinks.push_back(tensorboard.get());
       }
       TeeSink tee(sinks);
-      trainer.run(tee, *control);
+      p.trainer->run(tee, *control);
     } catch (const std::exception& e) {
-      // Setting up failed (a config the panels could not foresee, out of memory): the run
-      // ends like any failed run, with a message the window shows.
+      // Setting up failed (a config the panels could not foresee, no checkpoint to resume
+      // from, out of memory): the run ends like any failed run, with a message the window shows.
       RunFinished f;
       f.status = RunStatus::kFailed;
       f.message = describe_exception(e);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 #include "mirror/data/dataset.h"
@@ -36,6 +37,10 @@ class TrainingController : public QObject {
   // position) go into its run.json.
   void start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir = {},
              nlohmann::json run_extra = nlohmann::json::object());
+  // Continues the run recorded in `run_dir` from its newest checkpoint, with its recorded config
+  // and dataset (loaded on the run's thread), appending to its records. Problems (no checkpoint,
+  // a dataset that is gone) surface as finished(kFailed, message).
+  void resume(std::string run_dir);
   // Asks the run to stop after its current step. Thread-safe.
   void stop();
   void set_paused(bool paused);
@@ -53,6 +58,9 @@ class TrainingController : public QObject {
   void finished(const mirror::RunFinished& e);
 
  private:
+  struct Prepared;
+  void launch(std::function<Prepared()> prepare);
+
   std::shared_ptr<TrainControl> control_;
   QPointer<QThread> thread_;
 };

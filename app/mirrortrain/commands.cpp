@@ -18,6 +18,7 @@
 #include "mirror/model/summary.h"
 #include "mirror/runs/checkpoint.h"
 #include "mirror/runs/compare.h"
+#include "mirror/runs/resume.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/runs/sweep.h"
@@ -123,19 +124,13 @@ namespace {
 // `train --resume DIR`: the recorded config, its newest checkpoint, and the run continued in DIR.
 void resume_run(const TrainArgs& args, std::unique_ptr<Trainer>& trainer, std::unique_ptr<RunWriter>& writer) {
   const std::string dir = args.resume;
-  TrainConfig c = config_from_json(RunWriter::read_run_json(dir).at("config"));
-  if (args.epochs) c.epochs = *args.epochs;
-  if (args.max_steps > 0) c.max_steps = args.max_steps;
-  c.checkpoints.dir = (std::filesystem::path(dir) / "checkpoints").string();
-  const auto checkpoints = list_checkpoints(c.checkpoints.dir);
-  if (checkpoints.empty())
-    throw ConfigError(fmt::format("{}: no checkpoint to resume from (checkpoints/ is empty)", dir));
-  c.checkpoints.resume_from = checkpoints.back();
-  const int64_t from_step = read_checkpoint(c.checkpoints.resume_from).position.global_step;
-  c.validate();
-  trainer = std::make_unique<Trainer>(c, load_dataset(c.dataset));
-  writer = RunWriter::resume(dir, from_step);
-  if (!args.json) fmt::print("Resuming {} from step {} ({})\n", dir, from_step, c.checkpoints.resume_from);
+  ResumePoint p = resume_point(dir);
+  if (args.epochs) p.config.epochs = *args.epochs;
+  if (args.max_steps > 0) p.config.max_steps = args.max_steps;
+  p.config.validate();
+  trainer = std::make_unique<Trainer>(p.config, load_dataset(p.config.dataset));
+  writer = RunWriter::resume(dir, p.from_step);
+  if (!args.json) fmt::print("Resuming {} from step {} ({})\n", dir, p.from_step, p.checkpoint);
 }
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -352,6 +353,59 @@ class RunsViewTest : public QObject {
     d.logical_devices()->setText("1");
     d.learning_rates()->setText("0.1");
     QCOMPARE(d.points().size(), size_t{1});
+  }
+
+  void resumeFromTheBrowserContinuesExactly() {
+    MainWindow w(false);
+    w.show();
+    TrainConfig c = config_from_preset("spirals-mlp");
+    c.dataset.name = "blobs";
+    c.dataset.train_size = 4096;
+    c.dataset.val_size = 256;
+    c.batch_size = 32;
+    c.epochs = 3;
+    c.devices.logical = 2;
+    c.strategy.deterministic = true;
+    const auto data = load_dataset(c.dataset);
+    // The uninterrupted run, headless.
+    RunFinished whole;
+    {
+      Trainer trainer(c, data);
+      EventSink none;
+      TrainControl control;
+      whole = trainer.run(none, control);
+    }
+    QCOMPARE(whole.status, RunStatus::kFinished);
+    // The same run in the window, stopped part-way.
+    QSignalSpy finished(&w, &MainWindow::run_finished);
+    w.start_run(c, data);
+    const QString dir = w.run_dir();
+    QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 40, 30000);
+    w.stop_action()->trigger();
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(w.last_result().status, RunStatus::kStopped);
+    const int64_t stopped_at = w.last_result().steps;
+    QVERIFY(stopped_at < 3 * 128);
+    // Resumed from the runs page.
+    RunsBrowser* b = w.runs_browser();
+    QTRY_VERIFY_WITH_TIMEOUT(!b->loading(), 10000);
+    b->refresh();
+    b->select_runs({dir});
+    QVERIFY(b->resume_button()->isEnabled());
+    finished.clear();
+    b->resume_button()->click();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(w.last_result().status, RunStatus::kFinished);
+    QCOMPARE(w.last_result().param_l2_norm, whole.param_l2_norm);
+    const RunRecord r = read_run(dir.toStdString());
+    QCOMPARE(r.status, std::string("finished"));
+    QCOMPARE(r.steps.size(), size_t{3 * 128});  // every step once, the ones after the checkpoint not twice
+    QCOMPARE(r.steps.back().global_step, int64_t{3 * 128});
+    QCOMPARE(r.run.value("resumed_from_step", int64_t{0}), stopped_at);
+    // A finished run has nothing to resume.
+    b->refresh();
+    b->select_runs({dir});
+    QVERIFY(!b->resume_button()->isEnabled());
   }
 
   void sweepAndScalingStudyRunFromTheWindow() {

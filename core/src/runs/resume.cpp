@@ -1,0 +1,26 @@
+#include "mirror/runs/resume.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "mirror/runs/checkpoint.h"
+#include "mirror/runs/run_writer.h"
+#include "mirror/util/error.h"
+
+namespace mirror {
+
+ResumePoint resume_point(const std::string& dir) {
+  ResumePoint p;
+  p.config = config_from_json(RunWriter::read_run_json(dir).at("config"));
+  p.config.checkpoints.dir = (std::filesystem::path(dir) / "checkpoints").string();
+  const auto checkpoints = list_checkpoints(p.config.checkpoints.dir);
+  if (checkpoints.empty())
+    throw ConfigError(fmt::format("{}: no checkpoint to resume from (checkpoints/ is empty)", dir));
+  p.checkpoint = checkpoints.back();
+  p.config.checkpoints.resume_from = p.checkpoint;
+  p.from_step = read_checkpoint(p.checkpoint).position.global_step;
+  return p;
+}
+
+}  // namespace mirror
