@@ -208,7 +208,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   curves_split->setStretchFactor(1, 1);
   curves_page_ = curves_split;
 
-  throughput_chart_ = new_chart_view("Throughput (samples/s)");
+  throughput_chart_ = new_chart_view("Throughput and scaling efficiency");
   breakdown_chart_ = new_chart_view("Mean step time (ms): where it goes");
   scaling_table_ = new QTableWidget;
   scaling_table_->setObjectName("scaling_table");
@@ -443,7 +443,7 @@ void CompareView::rebuild_scaling() {
     x->append(categories);
     auto* y = new QValueAxis;
     y->setTitleText(y_title);
-    y->setLabelFormat("%.3g");
+    y->setLabelFormat(y_max >= 1000 ? "%.0f" : "%.3g");
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
@@ -468,6 +468,28 @@ void CompareView::rebuild_scaling() {
   bars->append(measured);
   bars->append(ideal);
   attach(throughput, bars, "samples/s", top);
+  // Scaling efficiency on its own axis, over the same categories.
+  auto* efficiency = new QLineSeries;
+  efficiency->setName("efficiency (%)");
+  efficiency->setPen(QPen(kPalette[3], 2));
+  efficiency->setPointsVisible(true);
+  efficiency->setPointLabelsVisible(true);
+  efficiency->setPointLabelsFormat("@yPoint%");
+  double most = 100;
+  for (size_t i = 0; i < scaling_.size(); ++i) {
+    efficiency->append(static_cast<double>(i), std::round(100 * scaling_[i].efficiency));
+    most = std::max(most, 100 * scaling_[i].efficiency);
+  }
+  throughput->addSeries(efficiency);
+  auto* percent = new QValueAxis;
+  percent->setTitleText("efficiency %");
+  percent->setLabelFormat("%.0f");
+  const double percent_top = 50 * std::ceil(1.1 * most / 50);
+  percent->setRange(0, percent_top);
+  percent->setTickCount(std::min(9, static_cast<int>(percent_top / 50) + 1));
+  throughput->addAxis(percent, Qt::AlignRight);
+  efficiency->attachAxis(throughput->axes(Qt::Horizontal)[0]);
+  efficiency->attachAxis(percent);
 
   QChart* breakdown = breakdown_chart_->chart();
   reset(breakdown);
