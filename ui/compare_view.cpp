@@ -32,6 +32,7 @@
 #include <cmath>
 #include <map>
 
+#include "mirror/util/json_fields.h"
 #include "ui/export.h"
 #include "ui/run_metrics.h"
 
@@ -59,8 +60,9 @@ const char* axis_title(XAxis x) {
 std::vector<double> step_xs(const RunRecord& r, XAxis x) {
   std::vector<double> xs;
   xs.reserve(r.steps.size());
-  int64_t steps_per_epoch = 0;
-  if (x == XAxis::kEpoch) {
+  // Recorded since runs noted it; older runs: the length of their longest complete epoch.
+  int64_t steps_per_epoch = json_int(r.run, "steps_per_epoch");
+  if (x == XAxis::kEpoch && steps_per_epoch <= 0) {
     std::map<int, int64_t> per_epoch;
     for (const auto& s : r.steps) ++per_epoch[s.epoch];
     for (const auto& e : r.epochs) steps_per_epoch = std::max(steps_per_epoch, per_epoch[e.epoch]);
@@ -81,7 +83,8 @@ std::vector<double> step_xs(const RunRecord& r, XAxis x) {
           in_epoch = 0;
         }
         ++in_epoch;
-        xs.push_back(s.epoch - 1 + static_cast<double>(in_epoch) / static_cast<double>(std::max<int64_t>(1, steps_per_epoch)));
+        xs.push_back(s.epoch - 1 + static_cast<double>(s.step > 0 ? s.step : in_epoch) /
+                                       static_cast<double>(std::max<int64_t>(1, steps_per_epoch)));
         break;
     }
   }

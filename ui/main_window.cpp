@@ -28,6 +28,7 @@
 #include "mirror/runs/run_reader.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_fields.h"
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
 #include "ui/devices_panel.h"
@@ -337,13 +338,21 @@ void MainWindow::begin_run() {
   run_dir_.clear();
 }
 
+void MainWindow::refuse_start() {
+  // The previous run's thread is still running: nothing started, so nothing is running.
+  running_ = false;
+  sweep_.cancelled = sweeping();
+  update_train_enabled();
+  show_error("The previous run is still shutting down; try again in a moment.", "Not started:");
+}
+
 void MainWindow::resume_run(const QString& dir) {
   if (running_) return;
   begin_run();
   run_dir_ = dir;
   views_->setCurrentIndex(0);
   status_->setText("Resuming " + dir + "…");
-  controller_->resume(dir.toStdString());
+  if (!controller_->resume(dir.toStdString())) refuse_start();
 }
 
 void MainWindow::start_recorded(TrainConfig c, std::shared_ptr<const Dataset> dataset, const nlohmann::json& extra,
@@ -363,7 +372,7 @@ void MainWindow::start_recorded(TrainConfig c, std::shared_ptr<const Dataset> da
       }
     }
   }
-  controller_->start(std::move(c), std::move(dataset), run_dir_.toStdString(), extra);
+  if (!controller_->start(std::move(c), std::move(dataset), run_dir_.toStdString(), extra)) refuse_start();
 }
 
 void MainWindow::start_sweep(std::vector<SweepPoint> points, bool scaling) {
@@ -425,8 +434,8 @@ void MainWindow::compare_runs(const QStringList& dirs) {
   // A scaling study's runs open on the scaling page.
   const auto& runs = compare_->runs();
   const bool study = runs.size() >= 2 && std::all_of(runs.begin(), runs.end(), [](const RunRecord& r) {
-    const auto sweep = r.run.find("sweep");
-    return sweep != r.run.end() && sweep->value("scaling", false);
+    const nlohmann::json* sweep = json_field(r.run, "sweep");
+    return sweep && json_bool(*sweep, "scaling");
   });
   compare_->show_scaling(study);
   views_->setCurrentIndex(1);
@@ -606,6 +615,7 @@ void MainWindow::save_settings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  sweep_.cancelled = true;  // no next run after this one stops
   save_settings();
   controller_->stop_and_wait();  // a run in progress stops within one step
   event->accept();

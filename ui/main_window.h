@@ -111,6 +111,7 @@ class MainWindow : public QMainWindow {
   void rebuild_recent_menu();
   void save_settings();
   void begin_run();
+  void refuse_start();
   void start_recorded(TrainConfig c, std::shared_ptr<const Dataset> dataset, const nlohmann::json& extra,
                       const std::string& display_name, const std::string& tag);
   void next_sweep_run();

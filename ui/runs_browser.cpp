@@ -23,6 +23,7 @@
 
 #include "mirror/runs/compare.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_fields.h"
 
 namespace mirror::ui {
 
@@ -47,7 +48,7 @@ QColor status_colour(const std::string& status) {
   if (status == "running") return QColor(31, 119, 180);
   if (status == "finished") return QColor(44, 140, 44);
   if (status == "failed" || status == "unreadable") return QColor(192, 57, 43);
-  if (status == "interrupted") return QColor(200, 120, 0);
+  if (status == "interrupted" || status == "stalled") return QColor(200, 120, 0);
   return QColor(120, 120, 120);
 }
 
@@ -148,7 +149,7 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
     for (const QString& d : dirs) {
       try {
         out.emplace_back(d, std::make_shared<RunFollower>(d.toStdString()));
-      } catch (const DataError&) {
+      } catch (const std::exception&) {
         out.emplace_back(d, nullptr);  // listed as unreadable by refresh(), with the reason
       }
     }
@@ -167,7 +168,10 @@ void RunsBrowser::on_loaded() {
   Q_EMIT loaded();
 }
 
-RunsBrowser::~RunsBrowser() { watcher_.waitForFinished(); }
+RunsBrowser::~RunsBrowser() {
+  watcher_.waitForFinished();
+  if (notes_save_.isActive()) save_notes();  // typed just before closing
+}
 
 int RunsBrowser::row_of(const QString& dir) const {
   for (int r = 0; r < table_->rowCount(); ++r)
@@ -202,7 +206,7 @@ void RunsBrowser::fill_row(int row, const RunRecord& r) {
   name->setToolTip(tip);
   auto* status = set(kStatus, QString::fromStdString(r.status));
   status->setForeground(status_colour(r.status));
-  if (r.run.contains("message") && r.run["message"].is_string()) status->setToolTip(QString::fromStdString(r.run["message"].get<std::string>()));
+  status->setToolTip(QString::fromStdString(json_string(r.run, "message")));
   set(kDataset, QString::fromStdString(run_dataset_label(r)));
   set(kModel, QString::fromStdString(run_model_label(r)));
   set(kDevices, r.status == "unreadable" ? QString() : devices_text(r), replica_count(r));
@@ -210,7 +214,7 @@ void RunsBrowser::fill_row(int row, const RunRecord& r) {
   const qint64 steps = r.steps.empty() ? 0 : r.steps.back().global_step;
   set(kSteps, QString::number(steps), static_cast<double>(steps));
   set(kDuration, duration_text(r.duration_seconds), r.duration_seconds);
-  const QString started = QString::fromStdString(r.run.value("started_at", std::string()));
+  const QString started = QString::fromStdString(json_string(r.run, "started_at"));
   // Sorted as "20261130-134501 <dir>", the form run directories are named in, so that runs
   // without a start time sort by their name and runs started in the same second keep their order.
   const QString stamp = started.isEmpty() ? QString() : QString(started).remove('-').remove(':').replace('T', '-').remove('Z');
@@ -256,7 +260,7 @@ void RunsBrowser::refresh() {
       try {
         entry.follower = std::make_shared<RunFollower>(dir.toStdString());
         changed = true;
-      } catch (const DataError& e) {
+      } catch (const std::exception& e) {
         changed = entry.broken.status != "unreadable";
         entry.broken.dir = dir.toStdString();
         entry.broken.name = QFileInfo(dir).fileName().toStdString();
@@ -296,7 +300,7 @@ bool RunsBrowser::open_run(const QString& path, QString* error) {
     Entry& e = entries_[dir];
     e.follower = std::move(follower);
     e.external = QFileInfo(dir).absolutePath() != QDir(root_).absolutePath();
-  } catch (const DataError& e) {
+  } catch (const std::exception& e) {
     if (error) *error = e.what();
     status_->setText(QString("Cannot open %1: %2").arg(dir, e.what()));
     return false;
@@ -357,7 +361,7 @@ void RunsBrowser::on_selection_changed() {
   }
   const auto runs = selected_runs();
   const bool resumable = runs.size() == 1 && (runs[0].status == "stopped" || runs[0].status == "interrupted" ||
-                                               runs[0].status == "failed");
+                                               runs[0].status == "failed" || runs[0].status == "stalled");
   resume_->setEnabled(resumable);
   Q_EMIT selection_changed(runs);
 }

@@ -2,6 +2,8 @@
 
 #include <QElapsedTimer>
 
+#include <cstdio>
+
 #include "mirror/data/registry.h"
 #include "mirror/runs/resume.h"
 #include "mirror/runs/run_writer.h"
@@ -52,7 +54,11 @@ void register_event_types() {
   qRegisterMetaType<mirror::RunFinished>();
 }
 
-TrainingController::TrainingController(QObject* parent) : QObject(parent) { register_event_types(); }
+TrainingController::TrainingController(QObject* parent) : QObject(parent) {
+  register_event_types();
+  // Connected before anyone else, so it runs first when a run's end arrives.
+  connect(this, &TrainingController::finished, this, [this] { reported_finished_ = true; });
+}
 
 TrainingController::~TrainingController() { stop_and_wait(); }
 
@@ -63,10 +69,10 @@ struct TrainingController::Prepared {
   std::unique_ptr<RunWriter> record;  // null: not recorded
 };
 
-void TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir,
+bool TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir,
                                nlohmann::json run_extra) {
   if (!run_dir.empty()) config.checkpoints.dir = run_dir + "/checkpoints";
-  launch([config = std::move(config), dataset = std::move(dataset), run_dir = std::move(run_dir),
+  return launch([config = std::move(config), dataset = std::move(dataset), run_dir = std::move(run_dir),
           run_extra = std::move(run_extra)]() mutable {
     Prepared p;
     p.trainer = std::make_unique<Trainer>(config, std::move(dataset));
@@ -75,8 +81,8 @@ void TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset
   });
 }
 
-void TrainingController::resume(std::string run_dir) {
-  launch([run_dir = std::move(run_dir)] {
+bool TrainingController::resume(std::string run_dir) {
+  return launch([run_dir = std::move(run_dir)] {
     ResumePoint r = resume_point(run_dir);
     r.config.validate();
     Prepared p;
@@ -86,9 +92,11 @@ void TrainingController::resume(std::string run_dir) {
   });
 }
 
-void TrainingController::launch(std::function<Prepared()> prepare) {
-  if (thread_ && thread_->isFinished()) stop_and_wait();  // ended, clean-up still queued
-  if (thread_) return;
+bool TrainingController::launch(std::function<Prepared()> prepare) {
+  // A run that has reported its end may still be tearing down (closing its files): wait for it.
+  if (thread_ && (reported_finished_ || thread_->isFinished())) stop_and_wait();
+  if (thread_) return false;
+  reported_finished_ = false;
   control_ = std::make_shared<TrainControl>();
   auto control = control_;
   thread_ = QThread::create([this, control, prepare = std::move(prepare)]() {
@@ -96,12 +104,18 @@ void TrainingController::launch(std::function<Prepared()> prepare) {
     try {
       Prepared p = prepare();
       std::unique_ptr<TensorBoardWriter> tensorboard;
-      std::vector<EventSink*> sinks = {&sink};
+      std::vector<EventSink*> sinks;
       if (p.record) {
-        tensorboard = std::make_unique<TensorBoardWriter>(p.record->dir());
         sinks.push_back(p.record.get());
-        sinks.push_back(tensorboard.get());
+        try {
+          tensorboard = std::make_unique<TensorBoardWriter>(p.record->dir());
+          sinks.push_back(tensorboard.get());
+        } catch (const std::exception& e) {  // the run is still recorded in run.json and metrics.jsonl
+          std::fprintf(stderr, "mirrorbench: no TensorBoard events for this run: %s\n", e.what());
+        }
       }
+      // The window hears of each event last, when the records already hold it.
+      sinks.push_back(&sink);
       TeeSink tee(sinks);
       p.trainer->run(tee, *control);
     } catch (const std::exception& e) {
@@ -117,6 +131,7 @@ void TrainingController::launch(std::function<Prepared()> prepare) {
   connect(thread_, &QThread::finished, thread_, &QObject::deleteLater);
   connect(thread_, &QThread::finished, this, [this] { thread_ = nullptr; });
   thread_->start();
+  return true;
 }
 
 void TrainingController::stop() {

@@ -35,12 +35,13 @@ class TrainingController : public QObject {
   // With a non-empty `run_dir` the run is recorded there (run.json, metrics.jsonl, TensorBoard
   // events, checkpoints), as mirrortrain records it; `run_extra`'s members (a sweep's id and
   // position) go into its run.json.
-  void start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir = {},
+  // Returns false, starting nothing, while a run is in progress.
+  bool start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir = {},
              nlohmann::json run_extra = nlohmann::json::object());
   // Continues the run recorded in `run_dir` from its newest checkpoint, with its recorded config
   // and dataset (loaded on the run's thread), appending to its records. Problems (no checkpoint,
   // a dataset that is gone) surface as finished(kFailed, message).
-  void resume(std::string run_dir);
+  bool resume(std::string run_dir);
   // Asks the run to stop after its current step. Thread-safe.
   void stop();
   void set_paused(bool paused);
@@ -59,10 +60,11 @@ class TrainingController : public QObject {
 
  private:
   struct Prepared;
-  void launch(std::function<Prepared()> prepare);
+  bool launch(std::function<Prepared()> prepare);
 
   std::shared_ptr<TrainControl> control_;
   QPointer<QThread> thread_;
+  bool reported_finished_ = false;  // finished() reached the GUI thread: the thread is only tearing down
 };
 
 }  // namespace mirror::ui

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "mirror/data/keras_datasets.h"
@@ -26,6 +27,7 @@
 #include "mirror/strategy/device.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_fields.h"
 #include "mirror/util/threads.h"
 #include "progress.h"
 
@@ -348,8 +350,8 @@ int run_runs_show(const RunsArgs& a) {
     if (!a.csv) {
       fmt::print("{} ({}), {} on {}, {} replica(s)\n", r.name, r.status, run_model_label(r), run_dataset_label(r),
                  r.run.contains("devices") ? r.run["devices"].size() : 0);
-      if (r.run.contains("message") && !r.run["message"].get<std::string>().empty())
-        fmt::print("message: {}\n", r.run["message"].get<std::string>());
+      if (const std::string message = json_string(r.run, "message"); !message.empty())
+        fmt::print("message: {}\n", message);
       if (!r.meta.name.empty() || !r.meta.tags.empty())
         fmt::print("name: {}{}\n", r.display_name(), r.meta.tags.empty() ? "" : fmt::format(" (tags: {})", fmt::join(r.meta.tags, ", ")));
       if (!r.meta.notes.empty()) fmt::print("notes: {}\n", r.meta.notes);
@@ -416,7 +418,7 @@ int run_datasets() {
 
 int run_sweep(const SweepArgs& args) {
   std::vector<SweepPoint> points;
-  std::shared_ptr<const Dataset> data;
+  std::map<std::string, std::shared_ptr<const Dataset>> datasets;  // by options: a dataset.* axis loads each
   const std::string root = args.train.run_dir.empty() ? default_runs_root() : args.train.run_dir;
   const std::string id = new_sweep_id();
   try {
@@ -427,7 +429,6 @@ int run_sweep(const SweepArgs& args) {
     if (axes.empty()) throw ConfigError("give --grid KEY=V1,V2 (repeatable) or --scaling");
     if (args.scaling && base.max_steps == 0 && !args.train.epochs) base.epochs = 1;
     points = expand_sweep(base, axes);
-    data = load_dataset(base.dataset);  // every point shares the dataset options
   } catch (const std::exception& e) {
     return setup_error(e);
   }
@@ -442,6 +443,8 @@ int run_sweep(const SweepArgs& args) {
     std::unique_ptr<RunWriter> writer;
     try {
       use_checkpoints(p.config, dir, args.train.checkpoint_every);
+      auto& data = datasets[to_json(p.config)["dataset"].dump()];
+      if (!data) data = load_dataset(p.config.dataset);
       trainer = std::make_unique<Trainer>(p.config, data);
       writer = std::make_unique<RunWriter>(
           dir, to_json(p.config),

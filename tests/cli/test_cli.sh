@@ -97,6 +97,15 @@ if [[ $(ls "$tmp/sweep" | wc -l) -eq 4 ]] && grep -q '"of": 4' "$tmp/sweep"/*-sw
 else
   failed=$((failed + 1)); echo "FAIL sweep: not 4 runs with their sweep position and names"
 fi
+# A dataset axis loads each dataset: 320 and 640 examples in batches of 32 are 10 and 20 steps.
+expect sweep-dataset-axis 0 'dataset.train_size' -- \
+  "$bin" sweep --preset spirals-mlp --dataset blobs --epochs 1 --batch-size 32 --grid dataset.train_size=320,640 --run-dir "$tmp/sweep-data"
+if [[ $(grep -c '"type":"step"' "$tmp/sweep-data"/*-sweep-1/metrics.jsonl) -eq 10 &&
+      $(grep -c '"type":"step"' "$tmp/sweep-data"/*-sweep-2/metrics.jsonl) -eq 20 ]]; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); echo "FAIL sweep over dataset.train_size: runs did not train on their own datasets"
+fi
 expect sweep-bad-axis 2 "unknown setting 'learning'" -- "$bin" sweep --preset spirals-mlp --grid learning=0.1
 expect sweep-bad-combination 2 'sweep run 2 of 2 \(batch=0\)' -- "$bin" sweep --preset spirals-mlp --grid batch=8,0
 expect sweep-no-axis 2 'give --grid' -- "$bin" sweep --preset spirals-mlp

@@ -6,7 +6,10 @@
 
 #include <fstream>
 
+#include <cmath>
+
 #include "mirror/runs/compare.h"
+#include "mirror/runs/resume.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/runs/sweep.h"
 #include "mirror/util/error.h"
@@ -121,6 +124,82 @@ TEST(RunFollower, WallTimeContinuesOverAResume) {
   EXPECT_DOUBLE_EQ(r.epochs[0].train_seconds, 1.0);
 }
 
+TEST(RunFollower, DamagedDocumentsNeverThrowAnythingButADataError) {
+  TempDir dir;
+  for (const char* bad : {"[]", "3", "\"running\""}) {
+    std::ofstream(dir / "run.json") << bad;
+    const std::string err = error_of<DataError>([&] { read_run(dir.str()); });
+    EXPECT_NE(err.find("not a JSON object"), std::string::npos) << bad << ": " << err;
+  }
+  // Fields of the wrong type read as absent; a null loss (a NaN, as JSON writes it) as NaN.
+  std::ofstream(dir / "run.json") << R"({"status": null, "pid": "123", "host": 7, "config": [], "devices": "cpu"})";
+  std::ofstream(dir / "metrics.jsonl")
+      << "{\"type\":\"step\",\"global_step\":1,\"loss\":null,\"replicas\":[1,{\"compute_ms\":\"x\"}]}\n"
+         "[1,2]\n"
+         "{\"type\":\"epoch\",\"epoch\":\"one\",\"val_accuracy\":null,\"val_loss\":null}\n";
+  RunRecord r;
+  EXPECT_NO_THROW(r = read_run(dir.str()));
+  EXPECT_EQ(r.status, "unknown");
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_TRUE(std::isnan(r.steps[0].loss));
+  ASSERT_EQ(r.epochs.size(), 1u);
+  EXPECT_TRUE(std::isnan(r.epochs[0].val_loss));
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings.back().find("1 malformed line"), std::string::npos);
+  EXPECT_EQ(replica_count(r), 1);
+  EXPECT_EQ(run_model_label(r), "?");
+  EXPECT_NO_THROW(comparison_table({r, r}));
+  EXPECT_NO_THROW(scaling_rows({r}));
+}
+
+TEST(RunFollower, AResumedEpochCountsOnceAndTheDurationSpansTheResume) {
+  TempDir dir;
+  std::ofstream(dir / "run.json") << R"({"status": "finished"})";
+  // Stopped at step 2 of a 4-step epoch (a partial epoch line), resumed, finished.
+  std::ofstream(dir / "metrics.jsonl")
+      << "{\"type\":\"step\",\"epoch\":1,\"global_step\":1,\"wall\":1.0}\n"
+         "{\"type\":\"step\",\"epoch\":1,\"global_step\":2,\"wall\":2.0}\n"
+         "{\"type\":\"epoch\",\"epoch\":1,\"seconds\":2.0,\"wall\":2.5}\n"
+         "{\"type\":\"final\",\"status\":\"stopped\",\"seconds\":3.0}\n"
+         "{\"type\":\"resumed\",\"global_step\":2}\n"
+         "{\"type\":\"step\",\"epoch\":1,\"global_step\":3,\"wall\":0.5}\n"
+         "{\"type\":\"step\",\"epoch\":1,\"global_step\":4,\"wall\":1.0}\n"
+         "{\"type\":\"epoch\",\"epoch\":1,\"seconds\":4.0,\"val_accuracy\":0.5,\"wall\":1.5}\n"
+         "{\"type\":\"final\",\"status\":\"finished\",\"seconds\":2.0}\n";
+  const RunRecord r = read_run(dir.str());
+  ASSERT_EQ(r.epochs.size(), 1u);
+  EXPECT_EQ(r.epochs[0].global_step, 4);
+  EXPECT_DOUBLE_EQ(r.epochs[0].val_accuracy, 0.5);
+  // The wall clock restarts at the partial epoch's end (its line was written after the stop).
+  EXPECT_DOUBLE_EQ(r.steps[2].wall_seconds, 3.0);
+  EXPECT_DOUBLE_EQ(r.duration_seconds, 2.5 + 2.0);
+}
+
+TEST(RunFollower, ARunningRecordThatCannotBeCheckedGoesStaleWhenItsFilesStopChanging) {
+  TempDir dir;
+  std::ofstream(dir / "run.json") << R"({"status": "running"})";  // no host or pid: an older record
+  EXPECT_EQ(read_run(dir.str()).status, "running");
+  const auto old = std::filesystem::file_time_type::clock::now() - std::chrono::minutes(kStalledAfterMinutes + 5);
+  std::filesystem::last_write_time(dir / "run.json", old);
+  const RunRecord r = read_run(dir.str());
+  EXPECT_EQ(r.status, "stalled");
+  EXPECT_NE(r.warnings[0].find("nothing was written for 2"), std::string::npos) << r.warnings[0];
+}
+
+TEST(Resume, RefusesARunAnotherLiveProcessIsWriting) {
+  TempDir dir;
+  nlohmann::json run = {{"status", "running"}, {"host", host_name()}, {"pid", static_cast<int64_t>(::getpid())},
+                        {"config", to_json(config_from_preset("spirals-mlp"))}};
+  std::ofstream(dir / "run.json") << run.dump();
+  EXPECT_TRUE(written_by_live_process(run));
+  EXPECT_NE(error_of<ConfigError>([&] { resume_point(dir.str()); }).find("still being written by process"),
+            std::string::npos);
+  run["pid"] = dead_pid();
+  std::ofstream(dir / "run.json") << run.dump();
+  EXPECT_NE(error_of<ConfigError>([&] { resume_point(dir.str()); }).find("no checkpoint to resume from"),
+            std::string::npos);
+}
+
 TEST(RunFollower, ARunWhoseProcessIsGoneReadsAsInterrupted) {
   TempDir dir;
   nlohmann::json run = {{"status", "running"}, {"host", host_name()}, {"pid", dead_pid()}};
@@ -166,6 +245,12 @@ TEST(RunMeta, RoundTripsAndAMalformedFileLosesNothingElse) {
   ASSERT_EQ(broken.warnings.size(), 2u);  // the bad meta.json, and no metrics.jsonl
   EXPECT_NE(broken.warnings[0].find("meta.json"), std::string::npos);
   EXPECT_NE(error_of<RunError>([] { write_meta("/nonexistent-dir/for/sure", RunMeta{}); }), "");
+  // Writing over a malformed meta.json keeps it as meta.json.bak for mending.
+  write_meta(dir.str(), RunMeta{"again", {}, ""});
+  EXPECT_EQ(read_run(dir.str()).display_name(), "again");
+  std::ifstream bak(dir / "meta.json.bak");
+  std::string kept((std::istreambuf_iterator<char>(bak)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "{\"name\": \"bro");
 }
 
 TEST(Compare, TableHasTheDifferingSettingsAndResults) {

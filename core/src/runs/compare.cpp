@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "mirror/util/json_fields.h"
+
 namespace mirror {
 
 std::string run_dataset_label(const RunRecord& r) { return config_value(r, "dataset.name"); }
@@ -11,9 +13,9 @@ std::string run_dataset_label(const RunRecord& r) { return config_value(r, "data
 std::string run_model_label(const RunRecord& r) {
   const std::string preset = config_value(r, "preset");
   if (!preset.empty() && preset != "-") return preset;
-  const auto config = r.run.find("config");
-  if (config == r.run.end() || !config->contains("model")) return "?";
-  return (*config)["model"].value("name", "?");
+  const nlohmann::json* config = json_field(r.run, "config");
+  const nlohmann::json* model = config ? json_field(*config, "model") : nullptr;
+  return model ? json_string(*model, "name", "?") : "?";
 }
 
 ComparisonTable comparison_table(const std::vector<RunRecord>& runs) {
@@ -27,8 +29,9 @@ ComparisonTable comparison_table(const std::vector<RunRecord>& runs) {
     for (const auto& k : t.differing) {
       std::string v = config_value(r, k);
       if (k == "model" && v != "-") {
-        const auto layers = nlohmann::json::parse(v, nullptr, false).value("layers", nlohmann::json::array());
-        v = fmt::format("{} layers", layers.size());
+        const auto model = nlohmann::json::parse(v, nullptr, false);
+        const nlohmann::json* layers = json_field(model, "layers");
+        v = fmt::format("{} layers", layers && layers->is_array() ? layers->size() : 0);
       }
       row.push_back(std::move(v));
     }

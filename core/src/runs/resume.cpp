@@ -5,14 +5,22 @@
 #include <filesystem>
 
 #include "mirror/runs/checkpoint.h"
+#include "mirror/runs/run_reader.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_fields.h"
 
 namespace mirror {
 
 ResumePoint resume_point(const std::string& dir) {
   ResumePoint p;
-  p.config = config_from_json(RunWriter::read_run_json(dir).at("config"));
+  const nlohmann::json run = RunWriter::read_run_json(dir);
+  if (written_by_live_process(run))
+    throw ConfigError(fmt::format("{}: still being written by process {} on this machine; stop it before resuming",
+                                  dir, json_int(run, "pid")));
+  if (!run.is_object() || !run.contains("config"))
+    throw ConfigError(fmt::format("{}: run.json holds no config to resume with", dir));
+  p.config = config_from_json(run.at("config"));
   p.config.checkpoints.dir = (std::filesystem::path(dir) / "checkpoints").string();
   const auto checkpoints = list_checkpoints(p.config.checkpoints.dir);
   if (checkpoints.empty())

@@ -16,6 +16,7 @@
 
 #include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_fields.h"
 
 namespace fs = std::filesystem;
 
@@ -66,12 +67,17 @@ void RunFollower::read_run_json() {
   std::ifstream in(path);
   if (!in) throw DataError(fmt::format("{}: no run.json", record_.dir));
   run_json_time_ = mtime(path);
+  nlohmann::json run;
   try {
-    record_.run = nlohmann::json::parse(in);
+    run = nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {
     throw DataError(fmt::format("{}: run.json is not valid JSON ({}); the metrics in metrics.jsonl are untouched",
                                 path.string(), e.what()));
   }
+  if (!run.is_object())
+    throw DataError(fmt::format("{}: run.json is not a JSON object; the metrics in metrics.jsonl are untouched",
+                                path.string()));
+  record_.run = std::move(run);
 }
 
 bool RunFollower::poll() {
@@ -133,10 +139,8 @@ void RunFollower::finish() {
 
 void RunFollower::apply_line(const std::string& line) {
   if (line.empty()) return;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception&) {
+  const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {  // cut by a kill, or not ours
     ++skipped_;
     return;
   }
@@ -146,26 +150,27 @@ void RunFollower::apply_line(const std::string& line) {
     while (!steps.empty() && steps.back().global_step > step) steps.pop_back();
     while (!epochs.empty() && epochs.back().global_step > step) epochs.pop_back();
   };
-  const std::string type = j.value("type", "");
+  const std::string type = json_string(j, "type");
   if (type == "step") {
     StepPoint p;
-    p.global_step = j.value("global_step", int64_t{0});
+    p.global_step = json_int(j, "global_step");
     truncate_after(p.global_step - 1);
-    p.epoch = j.value("epoch", 0);
-    p.samples = j.value("samples", int64_t{0});
-    p.step_seconds = j.value("step_seconds", 0.0);
+    p.epoch = static_cast<int>(json_int(j, "epoch"));
+    p.step = json_int(j, "step");
+    p.samples = json_int(j, "samples");
+    p.step_seconds = json_number(j, "step_seconds");
     p.samples_seen = (steps.empty() ? 0 : steps.back().samples_seen) + p.samples;
     p.train_seconds = (steps.empty() ? 0 : steps.back().train_seconds) + p.step_seconds;
     // Runs recorded before "wall" existed: training time is the best estimate.
-    p.wall_seconds = j.contains("wall") ? wall_offset_ + j.value("wall", 0.0) : p.train_seconds;
-    p.loss = j.value("loss", 0.0);
-    p.accuracy = j.value("accuracy", 0.0);
-    p.top_k_accuracy = j.value("top_k_accuracy", 0.0);
+    p.wall_seconds = j.contains("wall") ? wall_offset_ + json_number(j, "wall") : p.train_seconds;
+    p.loss = json_number(j, "loss");
+    p.accuracy = json_number(j, "accuracy");
+    p.top_k_accuracy = json_number(j, "top_k_accuracy");
     if (const auto it = j.find("replicas"); it != j.end() && it->is_array() && !it->empty()) {
       for (const auto& r : *it) {
-        p.compute_ms += r.value("compute_ms", 0.0);
-        p.allreduce_ms += r.value("allreduce_ms", 0.0);
-        p.update_ms += r.value("update_ms", 0.0);
+        p.compute_ms += json_number(r, "compute_ms");
+        p.allreduce_ms += json_number(r, "allreduce_ms");
+        p.update_ms += json_number(r, "update_ms");
       }
       const double n = static_cast<double>(it->size());
       p.compute_ms /= n;
@@ -174,44 +179,63 @@ void RunFollower::apply_line(const std::string& line) {
     }
     steps.push_back(p);
   } else if (type == "resumed") {
-    truncate_after(j.value("global_step", int64_t{0}));
+    truncate_after(json_int(j, "global_step"));
     wall_offset_ = steps.empty() ? 0 : steps.back().wall_seconds;
+    if (!epochs.empty() && !steps.empty() && epochs.back().global_step == steps.back().global_step)
+      wall_offset_ = std::max(wall_offset_, epochs.back().wall_seconds);  // its validation ran before the stop
+    final_seconds_ = 0;  // the run is going again
   } else if (type == "epoch") {
     EpochRecord e;
-    e.epoch = j.value("epoch", 0);
+    e.epoch = static_cast<int>(json_int(j, "epoch"));
     if (!steps.empty()) {
       e.global_step = steps.back().global_step;
       e.samples_seen = steps.back().samples_seen;
       e.train_seconds = steps.back().train_seconds;
       e.wall_seconds = steps.back().wall_seconds;
     }
-    if (j.contains("wall")) e.wall_seconds = wall_offset_ + j.value("wall", 0.0);
-    e.loss = j.value("loss", 0.0);
-    e.accuracy = j.value("accuracy", 0.0);
-    e.top_k_accuracy = j.value("top_k_accuracy", 0.0);
-    e.seconds = j.value("seconds", 0.0);
-    e.samples_per_sec = j.value("samples_per_sec", 0.0);
+    if (j.contains("wall")) e.wall_seconds = wall_offset_ + json_number(j, "wall");
+    e.loss = json_number(j, "loss");
+    e.accuracy = json_number(j, "accuracy");
+    e.top_k_accuracy = json_number(j, "top_k_accuracy");
+    e.seconds = json_number(j, "seconds");
+    e.samples_per_sec = json_number(j, "samples_per_sec");
     if (j.contains("val_accuracy")) {
       e.has_validation = true;
-      e.val_loss = j.value("val_loss", 0.0);
-      e.val_accuracy = j.value("val_accuracy", 0.0);
-      e.val_top_k_accuracy = j.value("val_top_k_accuracy", 0.0);
+      e.val_loss = json_number(j, "val_loss");
+      e.val_accuracy = json_number(j, "val_accuracy");
+      e.val_top_k_accuracy = json_number(j, "val_top_k_accuracy");
     }
+    // A run stopped part-way writes a partial epoch; resumed, it writes that epoch again, whole.
+    while (!epochs.empty() && epochs.back().epoch >= e.epoch) epochs.pop_back();
     epochs.push_back(e);
   } else if (type == "final") {
-    final_seconds_ = j.value("seconds", 0.0);
+    final_seconds_ = wall_offset_ + json_number(j, "seconds");  // the trainer counts from its own start
   }
 }
 
 void RunFollower::derive() {
   RunRecord& r = record_;
   r.warnings = base_warnings_;
-  r.status = r.run.value("status", "unknown");
-  if (r.status == "running" && r.run.value("host", "") == host_name() && process_gone(r.run.value("pid", int64_t{0}))) {
+  r.status = json_string(r.run, "status", "unknown");
+  const bool checkable = json_string(r.run, "host") == host_name() && json_int(r.run, "pid") > 0;
+  if (r.status == "running" && checkable && process_gone(json_int(r.run, "pid"))) {
     r.status = "interrupted";
     r.warnings.push_back(fmt::format("the process that was writing this run (pid {}) is gone; "
                                      "continue it with `mirrortrain train --resume {}`",
-                                     r.run.value("pid", int64_t{0}), r.dir));
+                                     json_int(r.run, "pid"), r.dir));
+  } else if (r.status == "running" && !checkable) {
+    // Another machine's job, or a run recorded before runs named their process: judge by its files.
+    const auto now = fs::file_time_type::clock::now();
+    // (A missing file reads as file_time_type{}, which libstdc++ places in the future: skip it.)
+    auto last = mtime(fs::path(r.dir) / "run.json");
+    if (have_metrics_) last = std::max(last, mtime(fs::path(r.dir) / "metrics.jsonl"));
+    const auto idle = std::chrono::duration_cast<std::chrono::minutes>(now - last).count();
+    if (idle >= kStalledAfterMinutes) {
+      r.status = "stalled";
+      r.warnings.push_back(fmt::format("recorded as running, but nothing was written for {} min; its process "
+                                       "may be gone (resume it with `mirrortrain train --resume {}`)",
+                                       idle, r.dir));
+    }
   }
   if (!have_metrics_) r.warnings.push_back("no metrics.jsonl");
   if (skipped_ > 0)
@@ -223,6 +247,13 @@ void RunFollower::derive() {
   if (r.duration_seconds == 0)
     for (const auto& e : r.epochs) r.duration_seconds += e.seconds;
   if (r.duration_seconds == 0 && !r.steps.empty()) r.duration_seconds = r.steps.back().train_seconds;
+}
+
+bool written_by_live_process(const nlohmann::json& run) {
+  if (json_string(run, "status") != "running") return false;
+  const int64_t pid = json_int(run, "pid");
+  if (json_string(run, "host") != host_name() || pid <= 0) return false;
+  return !process_gone(pid);
 }
 
 RunRecord read_run(const std::string& dir) {
@@ -238,8 +269,12 @@ RunMeta read_meta(const std::string& dir, std::string* warning) {
   if (!in) return m;
   try {
     const auto j = nlohmann::json::parse(in);
-    m.name = j.value("name", "");
-    m.notes = j.value("notes", "");
+    if (!j.is_object()) {
+      if (warning) *warning = fmt::format("{}: not a JSON object; name, tags and notes ignored", path.string());
+      return RunMeta{};
+    }
+    m.name = json_string(j, "name");
+    m.notes = json_string(j, "notes");
     if (const auto it = j.find("tags"); it != j.end() && it->is_array())
       for (const auto& t : *it)
         if (t.is_string()) m.tags.push_back(t.get<std::string>());
@@ -251,9 +286,14 @@ RunMeta read_meta(const std::string& dir, std::string* warning) {
 }
 
 void write_meta(const std::string& dir, const RunMeta& meta) {
+  const auto path = fs::path(dir) / "meta.json";
+  std::string unreadable;
+  read_meta(dir, &unreadable);
+  std::error_code ec;
+  if (!unreadable.empty()) fs::rename(path, fs::path(dir) / "meta.json.bak", ec);  // keep what a person may mend
   const nlohmann::json j = {{"name", meta.name}, {"tags", meta.tags}, {"notes", meta.notes}};
   try {
-    write_file_atomically((fs::path(dir) / "meta.json").string(), j.dump(2) + "\n");
+    write_file_atomically(path.string(), j.dump(2) + "\n");
   } catch (const std::exception& e) {
     throw RunError(e.what());
   }
@@ -263,8 +303,10 @@ std::vector<RunRecord> list_runs(const std::string& root) {
   std::vector<RunRecord> out;
   std::error_code ec;
   std::vector<fs::path> dirs;
-  for (const auto& e : fs::directory_iterator(root, ec))
-    if (e.is_directory() && fs::exists(e.path() / "run.json")) dirs.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(root, fs::directory_options::skip_permission_denied, ec)) {
+    std::error_code denied;
+    if (e.is_directory(denied) && fs::exists(e.path() / "run.json", denied)) dirs.push_back(e.path());
+  }
   std::sort(dirs.rbegin(), dirs.rend());
   for (const auto& d : dirs) {
     try {

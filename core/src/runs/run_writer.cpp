@@ -110,6 +110,7 @@ void RunWriter::on_started(const RunStarted& e) {
   run_["devices"] = e.devices;
   run_["communicator"] = {{"name", e.communicator}, {"reason", e.communicator_reason}};
   run_["parameters"] = e.parameters;
+  run_["steps_per_epoch"] = e.steps_per_epoch;
   try {
     write_run_json();
   } catch (const std::exception&) {

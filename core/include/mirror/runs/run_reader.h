@@ -16,6 +16,7 @@ namespace mirror {
 struct StepPoint {
   int64_t global_step = 0;
   int epoch = 0;
+  int64_t step = 0;           // within its epoch, 1-based (0: not recorded)
   int64_t samples_seen = 0;   // over the run, this step included
   double train_seconds = 0;   // training wall time over the run, this step included (validation excluded)
   double wall_seconds = 0;    // since the run started, validation and pauses included; over resumes,
@@ -52,7 +53,9 @@ struct RunRecord {
   std::string name;               // the directory's name
   nlohmann::json run;             // run.json as recorded (config, devices, status, ...)
   // running | finished | stopped | failed | interrupted (recorded as running by a process on
-  // this machine that no longer exists: killed; resume it) | unreadable
+  // this machine that no longer exists: killed; resume it) | stalled (recorded as running by a
+  // process that cannot be checked from here, with nothing written for kStalledAfterMinutes) |
+  // unreadable
   std::string status;
   RunMeta meta;
   std::vector<StepPoint> steps;   // resumed runs de-duplicated by step
@@ -95,6 +98,12 @@ class RunFollower {
   double wall_offset_ = 0;  // wall time recorded before the latest resume
   bool have_metrics_ = false;
 };
+
+inline constexpr int kStalledAfterMinutes = 15;
+
+// Whether run.json says "running" and names a process on this machine that is alive: another
+// writer is at work, so the run must not be resumed, written or deleted from here.
+bool written_by_live_process(const nlohmann::json& run);
 
 // Reads a run directory completely. A malformed line of metrics.jsonl (a write cut by a kill) is
 // skipped with a warning; everything intact is kept. Throws DataError only when run.json is
