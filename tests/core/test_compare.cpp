@@ -105,25 +105,6 @@ TEST(RunFollower, ReadsOnlyWhatWasAppendedAndWaitsForAWholeLine) {
   EXPECT_NE(f.record().warnings[0].find("1 malformed line"), std::string::npos);
 }
 
-TEST(RunFollower, WallTimeContinuesOverAResume) {
-  TempDir dir;
-  std::ofstream(dir / "run.json") << R"({"status": "finished"})";
-  std::ofstream(dir / "metrics.jsonl")
-      << "{\"type\":\"step\",\"global_step\":1,\"step_seconds\":0.5,\"wall\":1.0}\n"
-         "{\"type\":\"step\",\"global_step\":2,\"step_seconds\":0.5,\"wall\":2.0}\n"
-         "{\"type\":\"resumed\",\"global_step\":1}\n"  // a new writer: its clock starts at 0
-         "{\"type\":\"step\",\"global_step\":2,\"step_seconds\":0.5,\"wall\":0.5}\n"
-         "{\"type\":\"epoch\",\"epoch\":1,\"wall\":3.0}\n";
-  const RunRecord r = read_run(dir.str());
-  ASSERT_EQ(r.steps.size(), 2u);
-  EXPECT_DOUBLE_EQ(r.steps[0].wall_seconds, 1.0);
-  EXPECT_DOUBLE_EQ(r.steps[1].wall_seconds, 1.5);
-  EXPECT_DOUBLE_EQ(r.steps[1].train_seconds, 1.0);
-  ASSERT_EQ(r.epochs.size(), 1u);
-  EXPECT_DOUBLE_EQ(r.epochs[0].wall_seconds, 4.0);  // validation included
-  EXPECT_DOUBLE_EQ(r.epochs[0].train_seconds, 1.0);
-}
-
 TEST(RunFollower, DamagedDocumentsNeverThrowAnythingButADataError) {
   TempDir dir;
   for (const char* bad : {"[]", "3", "\"running\""}) {
@@ -152,27 +133,33 @@ TEST(RunFollower, DamagedDocumentsNeverThrowAnythingButADataError) {
   EXPECT_NO_THROW(scaling_rows({r}));
 }
 
-TEST(RunFollower, AResumedEpochCountsOnceAndTheDurationSpansTheResume) {
+TEST(RunFollower, ResumesKeepWallTimeAndDurationAndCountEachEpochOnce) {
   TempDir dir;
   std::ofstream(dir / "run.json") << R"({"status": "finished"})";
-  // Stopped at step 2 of a 4-step epoch (a partial epoch line), resumed, finished.
   std::ofstream(dir / "metrics.jsonl")
-      << "{\"type\":\"step\",\"epoch\":1,\"global_step\":1,\"wall\":1.0}\n"
-         "{\"type\":\"step\",\"epoch\":1,\"global_step\":2,\"wall\":2.0}\n"
-         "{\"type\":\"epoch\",\"epoch\":1,\"seconds\":2.0,\"wall\":2.5}\n"
+      << "{\"type\":\"step\",\"epoch\":1,\"global_step\":1,\"step_seconds\":0.5,\"wall\":1.0}\n"
+         "{\"type\":\"step\",\"epoch\":1,\"global_step\":2,\"step_seconds\":0.5,\"wall\":2.0}\n"
+         // killed; resumed from step 1 by a new writer, whose clock starts at 0
+         "{\"type\":\"resumed\",\"global_step\":1}\n"
+         "{\"type\":\"step\",\"epoch\":1,\"global_step\":2,\"step_seconds\":0.5,\"wall\":0.5}\n"
+         // stopped at step 2 of a 4-step epoch: a partial epoch line, then resumed from step 2
+         "{\"type\":\"epoch\",\"epoch\":1,\"seconds\":1.0,\"wall\":0.75}\n"
          "{\"type\":\"final\",\"status\":\"stopped\",\"seconds\":3.0}\n"
          "{\"type\":\"resumed\",\"global_step\":2}\n"
-         "{\"type\":\"step\",\"epoch\":1,\"global_step\":3,\"wall\":0.5}\n"
-         "{\"type\":\"step\",\"epoch\":1,\"global_step\":4,\"wall\":1.0}\n"
-         "{\"type\":\"epoch\",\"epoch\":1,\"seconds\":4.0,\"val_accuracy\":0.5,\"wall\":1.5}\n"
+         "{\"type\":\"step\",\"epoch\":1,\"global_step\":3,\"step_seconds\":0.5,\"wall\":0.5}\n"
+         "{\"type\":\"step\",\"epoch\":1,\"global_step\":4,\"step_seconds\":0.5,\"wall\":1.0}\n"
+         "{\"type\":\"epoch\",\"epoch\":1,\"seconds\":2.0,\"val_accuracy\":0.5,\"wall\":1.5}\n"
          "{\"type\":\"final\",\"status\":\"finished\",\"seconds\":2.0}\n";
   const RunRecord r = read_run(dir.str());
-  ASSERT_EQ(r.epochs.size(), 1u);
+  ASSERT_EQ(r.steps.size(), 4u);
+  const double wall[] = {1.0, 1.5, 2.25, 2.75};  // continued from the step, then from the epoch's end
+  for (size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(r.steps[i].wall_seconds, wall[i]) << i;
+  EXPECT_DOUBLE_EQ(r.steps[3].train_seconds, 2.0);
+  ASSERT_EQ(r.epochs.size(), 1u);  // the partial epoch 1 gave way to the whole one
   EXPECT_EQ(r.epochs[0].global_step, 4);
   EXPECT_DOUBLE_EQ(r.epochs[0].val_accuracy, 0.5);
-  // The wall clock restarts at the partial epoch's end (its line was written after the stop).
-  EXPECT_DOUBLE_EQ(r.steps[2].wall_seconds, 3.0);
-  EXPECT_DOUBLE_EQ(r.duration_seconds, 2.5 + 2.0);
+  EXPECT_DOUBLE_EQ(r.epochs[0].wall_seconds, 3.25);  // validation included
+  EXPECT_DOUBLE_EQ(r.duration_seconds, 1.75 + 2.0);  // before the last resume, plus the last session
 }
 
 TEST(RunFollower, ARunningRecordThatCannotBeCheckedGoesStaleWhenItsFilesStopChanging) {
