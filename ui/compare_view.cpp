@@ -275,6 +275,18 @@ void CompareView::set_log_loss(bool on) {
   rebuild_curves();
 }
 
+void CompareView::set_dark(bool dark) {
+  for (QChartView* v : {charts_[0], charts_[1], throughput_chart_, breakdown_chart_})
+    v->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  rebuild_curves();  // a theme recolours the series: give the runs their colours back
+  rebuild_scaling();
+}
+
+void CompareView::set_line_width(double width) {
+  line_width_ = width;
+  rebuild_curves();
+}
+
 void CompareView::show_scaling(bool on) { pages_->setCurrentWidget(on ? scaling_page_ : curves_page_); }
 
 void CompareView::rebuild_curves() {
@@ -329,7 +341,7 @@ void CompareView::rebuild_curves() {
       for (const auto& p : points) extend(p);
       auto* train = new QLineSeries;
       train->setName(QString::fromStdString(r.display_name()));
-      QPen pen(c, 2);
+      QPen pen(c, line_width_);
       train->setPen(pen);
       train->replace(points);
       connect(train, &QXYSeries::hovered, charts_[m], [this, train, m](const QPointF& p, bool on) {
@@ -351,7 +363,7 @@ void CompareView::rebuild_curves() {
       pen.setStyle(Qt::DashLine);
       val->setPen(pen);
       val->setPointsVisible(true);
-      val->setMarkerSize(8);
+      val->setMarkerSize(2 * line_width_ + 4);
       val->replace(val_points);
       chart->addSeries(val);
       val->attachAxis(x_axis);

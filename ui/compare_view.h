@@ -38,6 +38,9 @@ class CompareView : public QWidget {
   void set_smoothing(double weight);
   // Logarithmic loss axis.
   void set_log_loss(bool on);
+  // Dark chart theme; line width (thicker for a projector).
+  void set_dark(bool dark);
+  void set_line_width(double width);
   // The scaling page (throughput, speed-up, step time split) instead of the curves.
   void show_scaling(bool on);
   QColor colour(size_t run_index) const;
@@ -72,6 +75,7 @@ class CompareView : public QWidget {
   XAxis x_ = XAxis::kStep;
   double smoothing_ = 0.9;
   bool log_loss_ = false;
+  double line_width_ = 2.0;
   QComboBox* x_choice_;
   QDoubleSpinBox* smoothing_choice_;
   QCheckBox* log_choice_;

@@ -548,12 +548,14 @@ void MainWindow::redraw() {
 void MainWindow::set_dark(bool dark) {
   apply_theme(*qApp, dark);
   for (auto* c : charts_) c->set_dark(dark);
+  compare_->set_dark(dark);
   dirty_ = true;
 }
 
 void MainWindow::set_projector(bool on) {
   apply_font_scale(*qApp, on ? 1.6 : 1.0);
   for (auto* c : charts_) c->set_line_width(on ? 4.0 : 2.0);
+  compare_->set_line_width(on ? 4.0 : 2.0);
   dirty_ = true;
 }
 

@@ -166,6 +166,14 @@ class RunsViewTest : public QObject {
     QVERIFY(qobject_cast<QLogValueAxis*>(loss->axes(Qt::Vertical)[0]) != nullptr);
     QVERIFY(qobject_cast<QValueAxis*>(view.accuracy_chart()->chart()->axes(Qt::Vertical)[0]) != nullptr);
     view.set_log_loss(false);
+    // A dark theme keeps each run's colour; projector lines are thicker.
+    view.set_dark(true);
+    view.set_line_width(4);
+    first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    QCOMPARE(first->color(), view.colour(0));
+    QCOMPARE(first->pen().widthF(), 4.0);
+    view.set_dark(false);
+    view.set_line_width(2);
     // The table: the settings that differ, then the results.
     QTableWidget* t = view.table();
     QCOMPARE(t->rowCount(), 3);
