@@ -346,13 +346,13 @@ void MainWindow::refuse_start() {
   show_error("The previous run is still shutting down; try again in a moment.", "Not started:");
 }
 
-void MainWindow::resume_run(const QString& dir) {
+void MainWindow::resume_run(const QString& dir, int epochs) {
   if (running_) return;
   begin_run();
   run_dir_ = dir;
   views_->setCurrentIndex(0);
   status_->setText("Resuming " + dir + "…");
-  if (!controller_->resume(dir.toStdString())) refuse_start();
+  if (!controller_->resume(dir.toStdString(), epochs)) refuse_start();
 }
 
 void MainWindow::start_recorded(TrainConfig c, std::shared_ptr<const Dataset> dataset, const nlohmann::json& extra,

@@ -55,8 +55,9 @@ class MainWindow : public QMainWindow {
   // config says so): throughput, scaling efficiency and curves side by side.
   void start_scaling_study();
   bool sweeping() const { return !sweep_.points.empty(); }
-  // Continues a stopped or killed recorded run from its newest checkpoint, on the Live page.
-  void resume_run(const QString& dir);
+  // Continues a stopped or killed recorded run from its newest checkpoint, on the Live page;
+  // with `epochs` > 0, trains it on until that epoch (a finished run, continued).
+  void resume_run(const QString& dir, int epochs = 0);
   // Shows the runs page with these run directories selected (added when outside the runs folder).
   void compare_runs(const QStringList& dirs);
 

@@ -85,7 +85,15 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   resume_->setEnabled(false);
   connect(resume_, &QPushButton::clicked, this, [this] {
     const auto runs = selected_runs();
-    if (runs.size() == 1) Q_EMIT resume_requested(QString::fromStdString(runs[0].dir));
+    if (runs.size() != 1) return;
+    const QString dir = QString::fromStdString(runs[0].dir);
+    if (runs[0].status != "finished") return Q_EMIT resume_requested(dir, 0);
+    const int done = static_cast<int>(runs[0].epochs.empty() ? 0 : runs[0].epochs.back().epoch);
+    bool ok = false;
+    const int until = QInputDialog::getInt(this, "Continue training", QString("Train %1 on until epoch:")
+                                               .arg(QString::fromStdString(runs[0].display_name())),
+                                           done + 1, done + 1, 100000, 1, &ok);
+    if (ok) Q_EMIT resume_requested(dir, until);
   });
   auto* bar = new QHBoxLayout;
   bar->addWidget(filter_, 1);
@@ -362,7 +370,12 @@ void RunsBrowser::on_selection_changed() {
   const auto runs = selected_runs();
   const bool resumable = runs.size() == 1 && (runs[0].status == "stopped" || runs[0].status == "interrupted" ||
                                                runs[0].status == "failed" || runs[0].status == "stalled");
-  resume_->setEnabled(resumable);
+  const bool continuable = runs.size() == 1 && runs[0].status == "finished";
+  resume_->setEnabled(resumable || continuable);
+  resume_->setText(continuable ? "Continue…" : "Resume");
+  resume_->setToolTip(continuable ? "Train the selected finished run on for more epochs, from its last checkpoint"
+                                  : "Continue the selected stopped or interrupted run from its newest checkpoint, "
+                                    "with the same numbers an uninterrupted run gets");
   Q_EMIT selection_changed(runs);
 }
 

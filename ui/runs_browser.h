@@ -68,8 +68,9 @@ class RunsBrowser : public QWidget {
   void selection_changed(const std::vector<mirror::RunRecord>& runs);
   // The first reading of the runs folder is done.
   void loaded();
-  // The person asked to continue this stopped, failed or interrupted run.
-  void resume_requested(const QString& dir);
+  // The person asked to continue this stopped, failed or interrupted run (`epochs` 0), or to
+  // train a finished one on until epoch `epochs`.
+  void resume_requested(const QString& dir, int epochs);
 
  private:
   struct Entry {

@@ -81,9 +81,13 @@ bool TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset
   });
 }
 
-bool TrainingController::resume(std::string run_dir) {
-  return launch([run_dir = std::move(run_dir)] {
+bool TrainingController::resume(std::string run_dir, int epochs) {
+  return launch([run_dir = std::move(run_dir), epochs] {
     ResumePoint r = resume_point(run_dir);
+    if (epochs > 0) {
+      r.config.epochs = epochs;
+      r.config.max_steps = 0;
+    }
     r.config.validate();
     Prepared p;
     p.trainer = std::make_unique<Trainer>(r.config, load_dataset(r.config.dataset));

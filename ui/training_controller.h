@@ -39,9 +39,10 @@ class TrainingController : public QObject {
   bool start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir = {},
              nlohmann::json run_extra = nlohmann::json::object());
   // Continues the run recorded in `run_dir` from its newest checkpoint, with its recorded config
-  // and dataset (loaded on the run's thread), appending to its records. Problems (no checkpoint,
-  // a dataset that is gone) surface as finished(kFailed, message).
-  bool resume(std::string run_dir);
+  // and dataset (loaded on the run's thread), appending to its records. With `epochs` > 0 the
+  // run trains until that epoch instead (continuing a finished run; no step limit). Problems (no
+  // checkpoint, a dataset that is gone) surface as finished(kFailed, message).
+  bool resume(std::string run_dir, int epochs = 0);
   // Asks the run to stop after its current step. Thread-safe.
   void stop();
   void set_paused(bool paused);

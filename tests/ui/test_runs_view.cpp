@@ -410,10 +410,28 @@ class RunsViewTest : public QObject {
     QCOMPARE(r.steps.size(), size_t{3 * 128});  // every step once, the ones after the checkpoint not twice
     QCOMPARE(r.steps.back().global_step, int64_t{3 * 128});
     QCOMPARE(r.run.value("resumed_from_step", int64_t{0}), stopped_at);
-    // A finished run has nothing to resume.
+    // A finished run can be trained on: to epoch 4 it matches an uninterrupted 4-epoch run.
     b->refresh();
     b->select_runs({dir});
-    QVERIFY(!b->resume_button()->isEnabled());
+    QVERIFY(b->resume_button()->isEnabled());
+    QCOMPARE(b->resume_button()->text(), QString("Continue…"));
+    c.epochs = 4;
+    RunFinished four;
+    {
+      Trainer trainer(c, data);
+      EventSink none;
+      TrainControl control;
+      four = trainer.run(none, control);
+    }
+    finished.clear();
+    w.resume_run(dir, 4);
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(w.last_result().status, RunStatus::kFinished);
+    QCOMPARE(w.last_result().param_l2_norm, four.param_l2_norm);
+    const RunRecord longer = read_run(dir.toStdString());
+    QCOMPARE(longer.steps.size(), size_t{4 * 128});
+    QCOMPARE(longer.epochs.size(), size_t{4});
+    QCOMPARE(longer.epochs.back().epoch, 4);
   }
 
   void sweepAndScalingStudyRunFromTheWindow() {
