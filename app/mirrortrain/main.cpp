@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     cmd->add_flag("--deterministic", t.deterministic, "Deterministic algorithms only: same seed, same numbers");
     cmd->add_option("--top-k", t.top_k, "k of the top-k accuracy")->capture_default_str();
     cmd->add_option("--checkpoint-every", t.checkpoint_every,
-                    "With --run-dir: also checkpoint every N steps (always at epoch ends and on stop)")
+                    "Also checkpoint every N steps (always at epoch ends and on stop)")
         ->check(CLI::NonNegativeNumber);
     if (sweep) return;
     cmd->add_flag("--no-record", t.no_record, "Do not record the run (by default it goes under the runs folder)");
