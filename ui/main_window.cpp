@@ -428,8 +428,9 @@ void MainWindow::compare_runs(const QStringList& dirs) {
     return;
   }
   browser_->refresh();
+  const QStringList listed = browser_->run_dirs();
   for (const QString& d : dirs)
-    if (!browser_->run_dirs().contains(QDir(d).absolutePath()) && !browser_->run_dirs().contains(d)) browser_->open_run(d);
+    if (!listed.contains(QDir(d).absolutePath()) && !listed.contains(d)) browser_->open_run(d);
   browser_->select_runs(dirs);
   // A scaling study's runs open on the scaling page.
   const auto& runs = compare_->runs();

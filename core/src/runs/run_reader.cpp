@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -332,12 +331,7 @@ std::string default_runs_root() {
 }
 
 std::string new_run_dir(const std::string& root, const std::string& label) {
-  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-  std::string base = (fs::path(root) / fmt::format("{}-{}", stamp, label.empty() ? "run" : label)).string();
+  std::string base = (fs::path(root) / fmt::format("{}-{}", utc_now("%Y%m%d-%H%M%S"), label.empty() ? "run" : label)).string();
   std::string dir = base;
   for (int n = 2; fs::exists(dir); ++n) dir = fmt::format("{}-{}", base, n);
   return dir;

@@ -16,14 +16,7 @@
 namespace mirror {
 
 namespace {
-std::string now_iso8601() {
-  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string now_iso8601() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& text) {
@@ -37,6 +30,14 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     std::remove(tmp.c_str());
     throw std::runtime_error(fmt::format("{}: cannot write ({})", path, std::strerror(errno)));
   }
+}
+
+std::string utc_now(const char* format) {
+  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  return std::strftime(buf, sizeof buf, format, &tm) > 0 ? buf : "";
 }
 
 std::string host_name() {

@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
-#include <ctime>
 #include <map>
 
+#include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
 
 namespace mirror {
@@ -116,13 +115,6 @@ SweepAxis scaling_axis(const std::vector<int>& logical_devices) {
   return axis;
 }
 
-std::string new_sweep_id() {
-  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-  return fmt::format("sw-{}", stamp);
-}
+std::string new_sweep_id() { return "sw-" + utc_now("%Y%m%d-%H%M%S"); }
 
 }  // namespace mirror

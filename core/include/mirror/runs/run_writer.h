@@ -57,6 +57,9 @@ class RunWriter : public EventSink {
 // This machine's host name, as run.json records it.
 std::string host_name();
 
+// The current UTC time in a strftime `format` ("%Y%m%d-%H%M%S" names run folders and sweeps).
+std::string utc_now(const char* format);
+
 // Writes `text` to `path` atomically: a temp file in the same directory, flushed, then renamed.
 // Throws std::runtime_error naming the path on failure.
 void write_file_atomically(const std::string& path, const std::string& text);
