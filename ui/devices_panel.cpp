@@ -1,5 +1,6 @@
 #include "ui/devices_panel.h"
 
+#include <QColor>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -48,6 +49,11 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent), physical_(list_ph
   communicator_ = new QLabel;
   communicator_->setWordWrap(true);
   form->addRow("All-reduce", communicator_);
+  backend_list_ = new QListWidget;
+  backend_list_->setObjectName("backends");
+  backend_list_->setMaximumHeight(90);
+  backend_list_->setToolTip("Every all-reduce backend this build knows, and whether it can serve these replicas.");
+  form->addRow("Backends", backend_list_);
   connect(devices_, &QComboBox::currentTextChanged, this, &DevicesPanel::update_replicas);
   connect(logical_, &QSpinBox::valueChanged, this, &DevicesPanel::update_replicas);
   connect(memory_, &QSpinBox::valueChanged, this, &DevicesPanel::update_replicas);
@@ -83,14 +89,27 @@ void DevicesPanel::update_replicas() {
     QStringList sizes;
     for (int64_t s : plan.sizes()) sizes << QString::number(s);
     split_->setText(QString("%1 examples per step → %2 per replica").arg(batch_).arg(sizes.join(" + ")));
-    communicator_->setText(QString::fromStdString(choose_communicator(CommunicatorKind::kAuto, replicas_).reason));
+    communicator_->setText(QString::fromStdString(choose_communicator("auto", replicas_).reason));
   } else if (n > 0) {
     problem_ = QString("The global batch (%1) is smaller than the %2 replicas; each needs an example.").arg(batch_).arg(n);
     split_->setText(QString("<span style='color:#c0392b'>%1</span>").arg(problem_));
   } else {
     split_->setText(QString("<span style='color:#c0392b'>%1</span>").arg(problem_.toHtmlEscaped()));
   }
+  update_backends();
   Q_EMIT changed();
+}
+
+void DevicesPanel::update_backends() {
+  backend_list_->clear();
+  for (const auto& b : CommunicatorRegistry::instance().backends()) {
+    const std::string why = replicas_.empty() ? std::string("no replicas") : b.unavailable(replicas_);
+    auto* item = new QListWidgetItem(why.empty() ? QString("✓ %1 — %2").arg(QString::fromStdString(b.name), QString::fromStdString(b.summary))
+                                                 : QString("✗ %1 — %2").arg(QString::fromStdString(b.name), QString::fromStdString(why)));
+    item->setToolTip(QString::fromStdString(b.summary));
+    if (!why.empty()) item->setForeground(QColor("#888888"));
+    backend_list_->addItem(item);
+  }
 }
 
 }  // namespace mirror::ui

@@ -28,12 +28,15 @@ class DevicesPanel : public QWidget {
   QSpinBox* logical_box() const { return logical_; }
   QListWidget* replica_list() const { return replica_list_; }
   QLabel* split_label() const { return split_; }
+  // One row per registered all-reduce backend: available for these replicas, or why not.
+  QListWidget* backend_list() const { return backend_list_; }
 
  Q_SIGNALS:
   void changed();
 
  private:
   void update_replicas();
+  void update_backends();
 
   std::vector<PhysicalDevice> physical_;
   std::vector<LogicalDevice> replicas_;
@@ -44,6 +47,7 @@ class DevicesPanel : public QWidget {
   QListWidget* replica_list_;
   QLabel* split_;
   QLabel* communicator_;
+  QListWidget* backend_list_;
   int64_t batch_ = 32;
   QString problem_;
 };

@@ -1,10 +1,13 @@
 #pragma once
-// The workbench window: dataset, model, training and device panels on the left; live charts and
-// the replica view on the right; run controls in the toolbar; progress in the status bar.
+// The workbench window: dataset, model, training and device panels on the left; the Live page
+// (charts and replica view, following a LiveRun) and the Runs page on the right; run controls in
+// the toolbar; progress in the status bar. It lays out and wires: runs are started by its
+// RunLauncher, settings are kept by WindowSettings, menus are built in main_window_menus.cpp.
 
-#include <QElapsedTimer>
 #include <QMainWindow>
-#include <QTimer>
+
+#include <memory>
+#include <vector>
 
 #include "mirror/runs/sweep.h"
 #include "mirror/train/config.h"
@@ -24,11 +27,13 @@ class DatasetPanel;
 class ModelPanel;
 class TrainingPanel;
 class DevicesPanel;
-class ReplicaView;
+class LivePage;
 class MetricChart;
+class RunLauncher;
 class TrainingController;
 class RunsBrowser;
 class CompareView;
+class WindowSettings;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -54,7 +59,7 @@ class MainWindow : public QMainWindow {
   // The current config on 1, 2 and 4 logical devices, one epoch each (fewer steps when the
   // config says so): throughput, scaling efficiency and curves side by side.
   void start_scaling_study();
-  bool sweeping() const { return !sweep_.points.empty(); }
+  bool sweeping() const;
   // Continues a stopped or killed recorded run from its newest checkpoint, on the Live page;
   // with `epochs` > 0, trains it on until that epoch (a finished run, continued).
   void resume_run(const QString& dir, int epochs = 0);
@@ -62,9 +67,9 @@ class MainWindow : public QMainWindow {
   void compare_runs(const QStringList& dirs);
 
   // Whether runs are recorded under the runs folder (on by default).
-  void set_recording(bool on) { recording_ = on; }
+  void set_recording(bool on);
   // The directory of the current or last recorded run; empty if none.
-  const QString& run_dir() const { return run_dir_; }
+  const QString& run_dir() const;
 
   // For tests and benchmarks.
   DatasetPanel* dataset_panel() const { return dataset_; }
@@ -77,10 +82,11 @@ class MainWindow : public QMainWindow {
   QAction* stop_action() const { return stop_; }
   QLabel* error_banner() const { return banner_; }
   QLabel* train_blocked_label() const { return blocked_; }
-  const RunMetrics& metrics() const { return metrics_; }
-  bool running() const { return running_; }
-  const RunFinished& last_result() const { return last_result_; }
-  TrainingController* controller() const { return controller_; }
+  const RunMetrics& metrics() const;
+  bool running() const;
+  const RunFinished& last_result() const;
+  TrainingController* controller() const;
+  RunLauncher* launcher() const { return launcher_; }
   RunsBrowser* runs_browser() const { return browser_; }
   CompareView* compare_view() const { return compare_; }
   // "Live" (the current run) and "Runs" (browser and comparison).
@@ -95,37 +101,33 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  // main_window_menus.cpp: the toolbar, the menus and what their entries do.
   void build_actions();
-  void update_train_enabled();
-  void on_dataset_changed();
-  void on_started(const RunStarted& e);
-  void on_step(const StepMetrics& e);
-  void on_epoch(const EpochMetrics& e);
-  void on_finished(const RunFinished& e);
-  void redraw();
-  void show_error(const QString& message, const QString& headline = "The run failed.");
   void set_dark(bool dark);
   void set_projector(bool on);
   void export_charts();
   void export_csv();
-  void remember_dataset();
-  void rebuild_recent_menu();
-  void save_settings();
-  void begin_run();
-  void refuse_start();
-  void start_recorded(TrainConfig c, std::shared_ptr<const Dataset> dataset, const nlohmann::json& extra,
-                      const std::string& display_name, const std::string& tag);
-  void next_sweep_run();
-  void open_sweep_dialog();
   void export_comparison();
+  void open_sweep_dialog();
+  void rebuild_recent_menu();
+  void remember_dataset();
 
-  bool restore_settings_;
+  void update_train_enabled();
+  void on_dataset_changed();
+  void on_run_begun(const QString& what);
+  void on_started(const RunStarted& e);
+  void on_frame();
+  void on_finished(const RunFinished& e);
+  void on_sweep_finished(const QStringList& dirs, bool cancelled, int total);
+  void show_error(const QString& message, const QString& headline = "The run failed.");
+
+  std::unique_ptr<WindowSettings> settings_;  // null: settings are neither read nor written
+  RunLauncher* launcher_;
   DatasetPanel* dataset_;
   ModelPanel* model_;
   TrainingPanel* training_;
   DevicesPanel* devices_;
-  ReplicaView* replicas_;
-  MetricChart* charts_[3];
+  LivePage* live_page_;
   QTabWidget* tabs_;
   QLabel* banner_;
   QLabel* blocked_;
@@ -140,31 +142,10 @@ class MainWindow : public QMainWindow {
   QAction* sweep_action_;
   QAction* scaling_action_;
   QMenu* recent_;
-  TrainingController* controller_;
-  QTimer redraw_timer_;
-  RunMetrics metrics_;
-  StepMetrics last_step_;
-  RunStarted started_;
-  RunFinished last_result_;
-  bool running_ = false;
-  bool dirty_ = false;
-  double step_seconds_ema_ = 0;
-  QElapsedTimer since_draw_;   // since the last chart redraw
-  double draw_cost_ms_ = 0;    // smoothed cost of one redraw
   QString preset_;
-  bool recording_ = true;
-  QString run_dir_;
   QTabWidget* views_;
   RunsBrowser* browser_;
   CompareView* compare_;
-  struct Sweep {
-    std::string id;
-    std::vector<SweepPoint> points;
-    size_t next = 0;
-    bool scaling = false;
-    bool cancelled = false;
-    QStringList dirs;
-  } sweep_;
 };
 
 }  // namespace mirror::ui

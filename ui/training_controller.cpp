@@ -4,10 +4,6 @@
 
 #include <cstdio>
 
-#include "mirror/data/registry.h"
-#include "mirror/runs/resume.h"
-#include "mirror/runs/run_writer.h"
-#include "mirror/runs/tensorboard.h"
 #include "mirror/util/error.h"
 
 namespace mirror::ui {
@@ -62,41 +58,17 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) {
 
 TrainingController::~TrainingController() { stop_and_wait(); }
 
-// What a run needs before its first step, made on its thread (loading a dataset or a
-// checkpoint can take a while).
-struct TrainingController::Prepared {
-  std::unique_ptr<Trainer> trainer;
-  std::unique_ptr<RunWriter> record;  // null: not recorded
-};
-
-bool TrainingController::start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir,
-                               nlohmann::json run_extra) {
-  if (!run_dir.empty()) config.checkpoints.dir = run_dir + "/checkpoints";
-  return launch([config = std::move(config), dataset = std::move(dataset), run_dir = std::move(run_dir),
-          run_extra = std::move(run_extra)]() mutable {
-    Prepared p;
-    p.trainer = std::make_unique<Trainer>(config, std::move(dataset));
-    if (!run_dir.empty()) p.record = std::make_unique<RunWriter>(run_dir, to_json(config), run_extra);
-    return p;
+bool TrainingController::start(RunPlan plan, std::shared_ptr<const Dataset> dataset) {
+  return start([plan = std::move(plan), dataset = std::move(dataset)]() mutable {
+    return std::make_unique<RecordedRun>(std::move(plan), std::move(dataset));
   });
 }
 
-bool TrainingController::resume(std::string run_dir, int epochs) {
-  return launch([run_dir = std::move(run_dir), epochs] {
-    ResumePoint r = resume_point(run_dir);
-    if (epochs > 0) {
-      r.config.epochs = epochs;
-      r.config.max_steps = 0;
-    }
-    r.config.validate();
-    Prepared p;
-    p.trainer = std::make_unique<Trainer>(r.config, load_dataset(r.config.dataset));
-    p.record = RunWriter::resume(run_dir, r.from_step);
-    return p;
-  });
+bool TrainingController::resume(std::string run_dir, ResumeOptions options) {
+  return start([run_dir = std::move(run_dir), options] { return RecordedRun::resume(run_dir, options); });
 }
 
-bool TrainingController::launch(std::function<Prepared()> prepare) {
+bool TrainingController::start(std::function<std::unique_ptr<RecordedRun>()> prepare) {
   // A run that has reported its end may still be tearing down (closing its files): wait for it.
   if (thread_ && (reported_finished_ || thread_->isFinished())) stop_and_wait();
   if (thread_) return false;
@@ -106,25 +78,11 @@ bool TrainingController::launch(std::function<Prepared()> prepare) {
   thread_ = QThread::create([this, control, prepare = std::move(prepare)]() {
     SignalSink sink(this);
     try {
-      Prepared p = prepare();
-      std::unique_ptr<TensorBoardWriter> tensorboard;
-      std::vector<EventSink*> sinks;
-      if (p.record) {
-        sinks.push_back(p.record.get());
-        try {
-          tensorboard = std::make_unique<TensorBoardWriter>(p.record->dir());
-          sinks.push_back(tensorboard.get());
-        } catch (const std::exception& e) {  // the run is still recorded in run.json and metrics.jsonl
-          std::fprintf(stderr, "mirrorbench: no TensorBoard events for this run: %s\n", e.what());
-        }
-      }
-      // The window hears of each event last, when the records already hold it.
-      sinks.push_back(&sink);
-      TeeSink tee(sinks);
-      p.trainer->run(tee, *control);
+      std::unique_ptr<RecordedRun> run = prepare();
+      for (const auto& w : run->warnings()) std::fprintf(stderr, "mirrorbench: %s\n", w.c_str());
+      run->run(sink, *control);
     } catch (const std::exception& e) {
-      // Setting up failed (a config the panels could not foresee, no checkpoint to resume
-      // from, out of memory): the run ends like any failed run, with a message the window shows.
+      // Setting up failed: the run ends like any failed run, with a message the window shows.
       RunFinished f;
       f.status = RunStatus::kFailed;
       f.message = describe_exception(e);
@@ -147,6 +105,8 @@ void TrainingController::set_paused(bool paused) {
 }
 
 bool TrainingController::paused() const { return control_ && control_->pause.load(); }
+
+bool TrainingController::holding() const { return control_ && control_->holding.load(); }
 
 void TrainingController::stop_and_wait() {
   if (!thread_) return;

@@ -5,16 +5,11 @@
 #include <QPointer>
 #include <QThread>
 
-#include <nlohmann/json.hpp>
-
 #include <atomic>
 #include <functional>
 #include <memory>
 
-#include "mirror/data/dataset.h"
-#include "mirror/train/config.h"
-#include "mirror/train/events.h"
-#include "mirror/train/trainer.h"
+#include "mirror/runs/recorded_run.h"
 #include "ui/event_types.h"
 
 
@@ -30,23 +25,22 @@ class TrainingController : public QObject {
   // Stops a run in progress (within one step) and waits for its thread.
   ~TrainingController() override;
 
-  // Starts a run on a new thread. Config errors surface as finished(kFailed, message). Does
-  // nothing when a run is in progress. GUI thread only.
-  // With a non-empty `run_dir` the run is recorded there (run.json, metrics.jsonl, TensorBoard
-  // events, checkpoints), as mirrortrain records it; `run_extra`'s members (a sweep's id and
-  // position) go into its run.json.
-  // Returns false, starting nothing, while a run is in progress.
-  bool start(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::string run_dir = {},
-             nlohmann::json run_extra = nlohmann::json::object());
-  // Continues the run recorded in `run_dir` from its newest checkpoint, with its recorded config
-  // and dataset (loaded on the run's thread), appending to its records. With `epochs` > 0 the
-  // run trains until that epoch instead (continuing a finished run; no step limit). Problems (no
-  // checkpoint, a dataset that is gone) surface as finished(kFailed, message).
-  bool resume(std::string run_dir, int epochs = 0);
+  // Builds a run with `prepare` on a new thread (loading a dataset or a checkpoint can take a
+  // while) and trains it there; its events arrive as the signals below. Failures to prepare (a
+  // config the panels could not foresee, no checkpoint to resume from) arrive as
+  // finished(kFailed, message). Returns false, starting nothing, while a run is in progress.
+  // GUI thread only.
+  bool start(std::function<std::unique_ptr<RecordedRun>()> prepare);
+  // A new run as `plan` says, on `dataset` (null: loaded from the config on the run's thread).
+  bool start(RunPlan plan, std::shared_ptr<const Dataset> dataset);
+  // Continues the run recorded in `run_dir` from its newest checkpoint (RecordedRun::resume).
+  bool resume(std::string run_dir, ResumeOptions options = {});
   // Asks the run to stop after its current step. Thread-safe.
   void stop();
   void set_paused(bool paused);
   bool paused() const;
+  // The trainer is holding between steps for a pause (the step in flight has landed). Thread-safe.
+  bool holding() const;
   bool running() const { return thread_ != nullptr; }
   // Stops the run and blocks until its thread has ended.
   void stop_and_wait();
@@ -60,9 +54,6 @@ class TrainingController : public QObject {
   void finished(const mirror::RunFinished& e);
 
  private:
-  struct Prepared;
-  bool launch(std::function<Prepared()> prepare);
-
   std::shared_ptr<TrainControl> control_;
   QPointer<QThread> thread_;
   bool reported_finished_ = false;  // finished() reached the GUI thread: the thread is only tearing down

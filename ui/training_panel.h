@@ -4,7 +4,7 @@
 
 #include <QWidget>
 
-#include "mirror/train/optimizer.h"
+#include "mirror/optim/optimizer.h"
 
 class QCheckBox;
 class QComboBox;

@@ -17,13 +17,11 @@
 #include "mirror/data/registry.h"
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
-#include "mirror/runs/checkpoint.h"
 #include "mirror/runs/compare.h"
-#include "mirror/runs/resume.h"
+#include "mirror/runs/recorded_run.h"
 #include "mirror/runs/run_reader.h"
-#include "mirror/runs/run_writer.h"
 #include "mirror/runs/sweep.h"
-#include "mirror/runs/tensorboard.h"
+#include "mirror/strategy/communicator.h"
 #include "mirror/strategy/device.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
@@ -123,20 +121,6 @@ int run_inspect(const ModelArgs& args, int samples) {
 }
 
 namespace {
-// `train --resume DIR`: the recorded config, its newest checkpoint, and the run continued in DIR.
-void resume_run(const TrainArgs& args, std::unique_ptr<Trainer>& trainer, std::unique_ptr<RunWriter>& writer) {
-  const std::string dir = args.resume;
-  ResumePoint p = resume_point(dir);
-  if (args.epochs) p.config.epochs = *args.epochs;
-  if (args.max_steps > 0) p.config.max_steps = args.max_steps;
-  p.config.validate();
-  trainer = std::make_unique<Trainer>(p.config, load_dataset(p.config.dataset));
-  writer = RunWriter::resume(dir, p.from_step);
-  if (!args.json) fmt::print("Resuming {} from step {} ({})\n", dir, p.from_step, p.checkpoint);
-}
-}  // namespace
-
-namespace {
 // The config `train` builds from its options (everything but recording). Throws ConfigError.
 TrainConfig train_config(const TrainArgs& args) {
   TrainConfig c = base_config(args.model);
@@ -156,7 +140,7 @@ TrainConfig train_config(const TrainArgs& args) {
   if (args.logical) c.devices.logical = *args.logical;
   c.devices.memory_limit_mib = args.memory_limit_mib;
   c.max_steps = args.max_steps;
-  c.strategy.communicator = parse_communicator(args.communicator);
+  c.strategy.communicator = args.communicator;
   c.strategy.sync_check_every = args.sync_every;
   c.strategy.intra_op_threads = args.threads;
   c.strategy.deterministic = args.deterministic;
@@ -164,38 +148,25 @@ TrainConfig train_config(const TrainArgs& args) {
   return c;
 }
 
-// Records `c` in `run_dir` (unless empty) and trains it, printing progress. Ctrl+C stops it
-// cleanly. `extra` goes into run.json (a sweep's id and position).
+// Trains `run`, printing progress (human or JSON lines). Ctrl+C and SIGTERM stop it cleanly
+// after the current step, checkpointed when it is recorded.
 struct Execution {
   int exit_code = kExitOk;
-  std::string run_dir;
   bool interrupted = false;
 };
 
-Execution execute(std::unique_ptr<Trainer> trainer, std::unique_ptr<RunWriter> writer, bool json) {
+Execution execute(RecordedRun& run, bool json) {
   Execution result;
-  if (writer) result.run_dir = writer->dir();
-  ProgressPrinter human(stdout, static_cast<int>(trainer->config().strategy.top_k));
+  for (const auto& w : run.warnings()) fmt::print(stderr, "mirrortrain: warning: {}\n", w);
+  ProgressPrinter human(stdout, static_cast<int>(run.config().strategy.top_k));
   JsonLinesPrinter json_printer(stdout);
   EventSink& printer = json ? static_cast<EventSink&>(json_printer) : human;
-  std::unique_ptr<TensorBoardWriter> tensorboard;
-  std::vector<EventSink*> sinks = {&printer};
-  if (writer) {
-    try {
-      tensorboard = std::make_unique<TensorBoardWriter>(writer->dir());
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "mirrortrain: warning: no TensorBoard events for this run: {}\n", e.what());
-    }
-    sinks.push_back(writer.get());
-    if (tensorboard) sinks.push_back(tensorboard.get());
-  }
-  TeeSink sink(sinks);
 
   TrainControl control;
   g_control = &control;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  const RunFinished fin = trainer->run(sink, control);
+  const RunFinished fin = run.run(printer, control);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   g_control = nullptr;
@@ -210,48 +181,42 @@ Execution execute(std::unique_ptr<Trainer> trainer, std::unique_ptr<RunWriter> w
   return result;
 }
 
-// The run directory `train` records in: --run-dir, else a new one under the runs folder, else
-// none with --no-record.
-std::string recording_dir(const TrainArgs& args, const TrainConfig& c, const std::string& label) {
-  if (!args.run_dir.empty()) return args.run_dir;
-  if (args.no_record) return {};
-  return new_run_dir(default_runs_root(), label.empty() ? (c.preset.empty() ? c.model.name : c.preset) : label);
-}
-
-void use_checkpoints(TrainConfig& c, const std::string& run_dir, int64_t every) {
-  if (run_dir.empty()) return;
-  c.checkpoints.dir = (std::filesystem::path(run_dir) / "checkpoints").string();
-  c.checkpoints.every_steps = every;
-}
-
 int setup_error(const std::exception& e) {
   if (dynamic_cast<const ConfigError*>(&e) || dynamic_cast<const DataError*>(&e)) return config_error(e);
   fmt::print(stderr, "mirrortrain: error while setting up the run: {}\n", describe_exception(e));
   return kExitRunFailed;
 }
+
+// The run `train` asks for: a recorded run continued (--resume), or a new one recorded in
+// --run-dir, else under the runs folder, else nowhere (--no-record).
+std::unique_ptr<RecordedRun> prepare_train(const TrainArgs& args) {
+  if (!args.resume.empty()) {
+    ResumeOptions options;
+    if (args.epochs) options.epochs = *args.epochs;
+    if (args.max_steps > 0) options.max_steps = args.max_steps;
+    auto run = RecordedRun::resume(args.resume, options);
+    if (!args.json)
+      fmt::print("Resuming {} from step {} ({})\n", run->dir(), run->resumed_from_step(), run->resumed_from_checkpoint());
+    return run;
+  }
+  RunPlan plan;
+  plan.config = train_config(args);
+  plan.config.checkpoints.every_steps = args.checkpoint_every;
+  plan.dir = !args.run_dir.empty() ? args.run_dir : args.no_record ? std::string() : plan_run_dir(default_runs_root(), plan.config);
+  auto run = std::make_unique<RecordedRun>(std::move(plan));
+  if (!run->dir().empty() && !args.json) fmt::print("Recording to {}\n", run->dir());
+  return run;
+}
 }  // namespace
 
 int run_train(const TrainArgs& args) {
-  std::unique_ptr<Trainer> trainer;
-  std::unique_ptr<RunWriter> writer;
+  std::unique_ptr<RecordedRun> run;
   try {
-    if (!args.resume.empty()) {
-      resume_run(args, trainer, writer);
-    } else {
-      TrainConfig c = train_config(args);
-      const std::string run_dir = recording_dir(args, c, {});
-      use_checkpoints(c, run_dir, args.checkpoint_every);
-      c.validate();
-      trainer = std::make_unique<Trainer>(c, load_dataset(c.dataset));
-      if (!run_dir.empty()) {
-        writer = std::make_unique<RunWriter>(run_dir, to_json(c));
-        if (!args.json) fmt::print("Recording to {}\n", run_dir);
-      }
-    }
+    run = prepare_train(args);
   } catch (const std::exception& e) {
     return setup_error(e);
   }
-  return execute(std::move(trainer), std::move(writer), args.json).exit_code;
+  return execute(*run, args.json).exit_code;
 }
 
 namespace {
@@ -407,6 +372,22 @@ int run_devices() {
     fmt::print("{:<8} {}{}\n", d.name, d.model, d.memory_mib ? fmt::format(", {} MiB", d.memory_mib) : "");
   fmt::print("LibTorch {}, BLAS: {}, CUDA: {}\n", TORCH_VERSION, blas_vendor(),
              list_physical_devices().size() > 1 ? "available" : "not available in this build");
+  // Each backend, judged for two replicas on CPU and (when there is one) on the first GPU.
+  std::vector<std::pair<std::string, std::vector<LogicalDevice>>> cases;
+  cases.emplace_back("cpu", resolve_devices(DeviceRequest{"cpu", 2, 0}, list_physical_devices()));
+  for (const auto& d : list_physical_devices())
+    if (d.type == DeviceType::kCuda) {
+      cases.emplace_back(d.name, resolve_devices(DeviceRequest{d.name, 2, 0}, list_physical_devices()));
+      break;
+    }
+  fmt::print("\nAll-reduce backends (--communicator), for 2 replicas on each device kind:\n");
+  for (const auto& b : CommunicatorRegistry::instance().backends()) {
+    fmt::print("  {:<14} {}\n", b.name, b.summary);
+    for (const auto& [kind, devices] : cases) {
+      const std::string why = b.unavailable(devices);
+      fmt::print("  {:<14}   {}: {}\n", "", kind, why.empty() ? "available" : "not available: " + why);
+    }
+  }
   return kExitOk;
 }
 
@@ -417,46 +398,35 @@ int run_datasets() {
 }
 
 int run_sweep(const SweepArgs& args) {
-  std::vector<SweepPoint> points;
-  std::map<std::string, std::shared_ptr<const Dataset>> datasets;  // by options: a dataset.* axis loads each
-  const std::string root = args.train.run_dir.empty() ? default_runs_root() : args.train.run_dir;
-  const std::string id = new_sweep_id();
+  std::unique_ptr<Sweep> sweep;
   try {
     TrainConfig base = train_config(args.train);
+    base.checkpoints.every_steps = args.train.checkpoint_every;
     std::vector<SweepAxis> axes;
     for (const auto& spec : args.grid) axes.push_back(parse_sweep_axis(spec, base));
     if (args.scaling) axes.push_back(scaling_axis(args.scaling_devices));
     if (axes.empty()) throw ConfigError("give --grid KEY=V1,V2 (repeatable) or --scaling");
     if (args.scaling && base.max_steps == 0 && !args.train.epochs) base.epochs = 1;
-    points = expand_sweep(base, axes);
+    const std::string root = args.train.run_dir.empty() ? default_runs_root() : args.train.run_dir;
+    sweep = std::make_unique<Sweep>(expand_sweep(base, axes), SweepOptions{root, args.scaling, {}});
+    if (!args.train.json) fmt::print("Sweep {}: {} run(s) under {}\n", sweep->id(), sweep->size(), root);
   } catch (const std::exception& e) {
     return setup_error(e);
   }
-  if (!args.train.json)
-    fmt::print("Sweep {}: {} run(s) under {}\n", id, points.size(), root);
   std::vector<RunRecord> done;
   int exit_code = kExitOk;
-  for (size_t i = 0; i < points.size(); ++i) {
-    SweepPoint& p = points[i];
-    const std::string dir = new_run_dir(root, fmt::format("sweep-{}", i + 1));
-    std::unique_ptr<Trainer> trainer;
-    std::unique_ptr<RunWriter> writer;
+  while (auto plan = sweep->next()) {
+    std::unique_ptr<RecordedRun> run;
     try {
-      use_checkpoints(p.config, dir, args.train.checkpoint_every);
-      auto& data = datasets[to_json(p.config)["dataset"].dump()];
-      if (!data) data = load_dataset(p.config.dataset);
-      trainer = std::make_unique<Trainer>(p.config, data);
-      writer = std::make_unique<RunWriter>(
-          dir, to_json(p.config),
-          nlohmann::json{{"sweep", {{"id", id}, {"index", i + 1}, {"of", points.size()}, {"label", p.label},
-                                    {"scaling", args.scaling}}}});
-      write_meta(dir, RunMeta{p.label, {id}, {}});
+      auto data = sweep->dataset_for(plan->config);
+      run = std::make_unique<RecordedRun>(*plan, std::move(data));
     } catch (const std::exception& e) {
       return setup_error(e);
     }
-    if (!args.train.json) fmt::print("\n[{}/{}] {} -> {}\n", i + 1, points.size(), p.label, dir);
-    const Execution r = execute(std::move(trainer), std::move(writer), args.train.json);
-    done.push_back(read_run(dir));
+    if (!args.train.json)
+      fmt::print("\n[{}/{}] {} -> {}\n", sweep->position(), sweep->size(), sweep->label(sweep->position()), run->dir());
+    const Execution r = execute(*run, args.train.json);
+    done.push_back(read_run(run->dir()));
     if (r.exit_code != kExitOk) exit_code = r.exit_code;
     if (r.interrupted) break;
   }

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "mirror/train/optimizer.h"
+#include "mirror/optim/optimizer.h"
 
 int main(int argc, char** argv) {
   using namespace mirror::cli;
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
                     sweep ? "Folder the sweep's runs go under (default: the runs folder)"
                           : "Record the run in this directory (run.json, metrics.jsonl)");
     cmd->add_flag("--json", t.json, "One JSON object per step and epoch on stdout, then a final one");
-    cmd->add_option("--communicator", t.communicator, "auto, reduce-to-one or shared-memory")->capture_default_str();
+    cmd->add_option("--communicator", t.communicator, "auto or an all-reduce backend (mirrortrain devices lists them)")->capture_default_str();
     cmd->add_option("--sync-every", t.sync_every, "Check replicas are identical every N steps (0: only at the end)")
         ->capture_default_str();
     cmd->add_option("--threads", t.threads, "Intra-op threads per replica (0: cores / replicas)");

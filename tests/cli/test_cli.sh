@@ -136,11 +136,12 @@ whole=$("$bin" train "${flags[@]}" --json | tail -n 1 | sed -E 's/.*"param_l2_no
 killed="$tmp/run-killed"
 "$bin" train "${flags[@]}" --run-dir "$killed" --checkpoint-every 10 --json >/dev/null 2>&1 &
 pid=$!
+# Kill it once a checkpoint exists and a few steps past it are on disk (polled, with a deadline).
 for _ in $(seq 1 600); do
-  compgen -G "$killed/checkpoints/ckpt-*.pt" >/dev/null && break
+  if compgen -G "$killed/checkpoints/ckpt-*.pt" >/dev/null &&
+     [[ $(grep -c '"type":"step"' "$killed/metrics.jsonl" 2>/dev/null) -ge 13 ]]; then break; fi
   sleep 0.05
 done
-sleep 0.2
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$killed/run.json" && grep -q '"type":"step"' "$killed/metrics.jsonl"; then

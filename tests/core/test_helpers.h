@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -43,12 +44,17 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// The multi-replica communicators every mirrored test runs against, and gtest names for them.
+// The multi-replica communicators every mirrored test runs against: whatever the registry says
+// can reduce across CPU replicas here (a new backend joins the tests by registering), with
+// gtest-friendly names ("shared-memory" -> "shared_memory").
 inline auto multi_replica_communicators() {
-  return ::testing::Values(CommunicatorKind::kReduceToOne, CommunicatorKind::kSharedMemory);
+  return ::testing::ValuesIn(CommunicatorRegistry::instance().available_multi_replica({}));
 }
-inline std::string communicator_test_name(const ::testing::TestParamInfo<CommunicatorKind>& info) {
-  return info.param == CommunicatorKind::kReduceToOne ? "ReduceToOne" : "SharedMemory";
+inline std::string communicator_test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
 }
 
 }  // namespace mirror::testing

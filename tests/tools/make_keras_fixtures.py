@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the Keras-dataset test fixtures and tests/core/keras_golden.h.
+"""Writes the Keras-dataset test fixtures and tests/core/data/keras_golden.h.
 
 What it makes (paths relative to the repository root):
 
@@ -11,7 +11,7 @@ What it makes (paths relative to the repository root):
                                                  y_test; np.savez_compressed
   tests/fixtures/keras/reuters_small_word_index.json
   tests/fixtures/keras/bad/*.npz                 malformed archives, one fault each
-  tests/core/keras_golden.h                      golden values for the C++ tests
+  tests/core/data/keras_golden.h                      golden values for the C++ tests
 
 The golden values come from:
   * numpy's legacy RandomState (MT19937 + the masked-rejection bounded draw
@@ -52,7 +52,7 @@ except ImportError as exc:
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FIX = os.path.join(ROOT, "tests", "fixtures", "keras")
 BAD = os.path.join(FIX, "bad")
-HEADER = os.path.join(ROOT, "tests", "core", "keras_golden.h")
+HEADER = os.path.join(ROOT, "tests", "core", "data", "keras_golden.h")
 
 
 # --------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates tests/core/nadam_golden.h: golden values for the Keras-semantics
+"""Generates tests/core/optim/nadam_golden.h: golden values for the Keras-semantics
 Nadam optimizer test.
 
 The trajectory comes from torch.optim.NAdam on float32 parameters. Its maths
@@ -13,7 +13,7 @@ mu_product_{t+1} as mu_product_t * mu_t * mu_{t+1}, counting mu_t twice
 (fixed by pytorch/pytorch#92699). The foreach path was already correct, so
 this script forces foreach=True; the assertions below catch any regression.
 
-    /usr/bin/python3 tests/tools/make_nadam_golden.py > tests/core/nadam_golden.h
+    /usr/bin/python3 tests/tools/make_nadam_golden.py > tests/core/optim/nadam_golden.h
 """
 import math
 import os

@@ -175,10 +175,12 @@ class MainWindowTest : public QObject {
     w->train_action()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 3, 30000);
     w->pause_action()->setChecked(true);
-    QTest::qWait(300);  // the step in flight lands
+    // The step in flight lands, then the trainer holds between steps.
+    QTRY_VERIFY_WITH_TIMEOUT(w->controller()->holding(), 10000);
     const qint64 held = w->metrics().steps();
-    QTest::qWait(500);
+    QTest::qWait(500);  // an observation window, not a wait for something: a held run takes no step
     QCOMPARE(w->metrics().steps(), held);
+    QVERIFY(w->controller()->holding());
     w->pause_action()->setChecked(false);
     QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > held, 10000);
     w->stop_action()->trigger();

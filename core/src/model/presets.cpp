@@ -1,151 +1,55 @@
 #include "mirror/model/presets.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <string_view>
+#include <utility>
 
 #include "mirror/util/error.h"
 
 namespace mirror {
 
-namespace {
-LayerSpec embedding(int64_t input_dim, int64_t width) {
-  LayerSpec l;
-  l.kind = LayerKind::kEmbedding;
-  l.input_dim = input_dim;
-  l.output_dim = width;
-  return l;
-}
-LayerSpec conv(LayerKind kind, int64_t filters, std::vector<int64_t> kernel, Activation a) {
-  LayerSpec l;
-  l.kind = kind;
-  l.units = filters;
-  l.kernel = std::move(kernel);
-  l.activation = a;
-  return l;
-}
-LayerSpec pool(LayerKind kind, std::vector<int64_t> size) {
-  LayerSpec l;
-  l.kind = kind;
-  l.pool = std::move(size);
-  return l;
-}
-LayerSpec simple(LayerKind kind) {
-  LayerSpec l;
-  l.kind = kind;
-  return l;
-}
-LayerSpec dense(int64_t units, Activation a = Activation::kLinear) {
-  LayerSpec l;
-  l.kind = LayerKind::kDense;
-  l.units = units;
-  l.activation = a;
-  return l;
-}
-LayerSpec dropout(double rate) {
-  LayerSpec l;
-  l.kind = LayerKind::kDropout;
-  l.rate = rate;
-  return l;
-}
+// The files of resources/presets/, embedded at build time (cmake/embed_presets.cmake).
+const std::vector<std::pair<std::string_view, std::string_view>>& embedded_preset_files();
 
-std::vector<Preset> make_presets() {
-  std::vector<Preset> out;
-  // The tutorial's model on Keras' Reuters: Keras initialisers, Nadam(1e-3), batch 32, 10 epochs,
-  // MAX_LEN 300 (the dataset's default padding), 2 logical devices.
-  auto tutorial = [] {
+Preset preset_from_json(const nlohmann::json& j, const std::string& source) {
+  try {
     Preset p;
-    p.model.name = "sequential";
-    p.model.initializer = "keras";
-    p.model.layers = {embedding(kFromDataset, 7),
-                      conv(LayerKind::kConv1D, 64, {5}, Activation::kRelu),
-                      pool(LayerKind::kMaxPool1D, {2}),
-                      conv(LayerKind::kConv1D, 32, {3}, Activation::kRelu),
-                      pool(LayerKind::kMaxPool1D, {2}),
-                      simple(LayerKind::kFlatten),
-                      dense(kFromDataset)};
-    p.dataset = "reuters";
-    p.optimizer = "nadam";
-    p.learning_rate = 1e-3;
-    p.batch_size = 32;
-    p.epochs = 10;
-    p.logical_devices = 2;
+    p.model = model_from_json(j);
+    p.name = j.at("preset").get<std::string>();
+    p.description = j.value("description", "");
+    p.dataset = j.at("dataset").get<std::string>();
+    p.num_words = j.value("num_words", int64_t{0});
+    p.optimizer = j.at("optimizer").get<std::string>();
+    p.learning_rate = j.value("learning_rate", 0.0);
+    p.batch_size = j.value("batch_size", int64_t{32});
+    p.epochs = j.value("epochs", 1);
+    p.logical_devices = j.value("logical_devices", 1);
+    if (p.name.empty()) throw ConfigError("\"preset\" (its name) is empty");
     return p;
-  };
-  {
-    // Logits into sparse categorical cross-entropy: the correct form.
-    Preset p = tutorial();
-    p.name = "seed-reuters";
-    p.description = "the tutorial's Conv1D text classifier: Embedding(vocab, 7), two Conv1D/MaxPool1D, Dense(classes)";
-    out.push_back(std::move(p));
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(fmt::format("preset {}: {}", source, e.what()));
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("preset {}: {}", source, e.what()));
   }
-  {
-    // The tutorial as published: a softmax output fed to a from_logits=True loss, so the loss
-    // applies softmax twice. Kept so a class can compare it with seed-reuters side by side.
-    Preset p = tutorial();
-    p.name = "seed-reuters-as-published";
-    p.description = "seed-reuters with the tutorial's mistake: softmax outputs fed to a loss that expects logits";
-    p.model.layers.back().activation = Activation::kSoftmax;
-    out.push_back(std::move(p));
-  }
-  {
-    // Keras' Reuters MLP example: a multi-hot bag of the 10,000 most frequent words.
-    Preset p;
-    p.name = "reuters-mlp";
-    p.description = "bag-of-words MLP over the 10,000 most frequent words: Dense(512, relu), Dropout(0.5), Dense(classes)";
-    p.model.name = "reuters_mlp";
-    p.model.initializer = "keras";
-    LayerSpec bag = simple(LayerKind::kCategoryEncoding);
-    bag.units = 10000;
-    p.model.layers = {bag, dense(512, Activation::kRelu), dropout(0.5), dense(kFromDataset)};
-    p.dataset = "reuters";
-    p.num_words = 10000;
-    p.optimizer = "adam";
-    p.learning_rate = 1e-3;
-    p.batch_size = 32;
-    p.epochs = 5;
-    p.logical_devices = 2;
-    out.push_back(std::move(p));
-  }
-  {
-    Preset p;
-    p.name = "fashion-cnn";
-    p.description = "a small CNN for 28x28 images: Conv2D(16)/pool, Conv2D(32)/pool, Dense(64), Dense(classes)";
-    p.model.name = "fashion_cnn";
-    p.model.layers = {conv(LayerKind::kConv2D, 16, {3, 3}, Activation::kRelu),
-                      pool(LayerKind::kMaxPool2D, {2, 2}),
-                      conv(LayerKind::kConv2D, 32, {3, 3}, Activation::kRelu),
-                      pool(LayerKind::kMaxPool2D, {2, 2}),
-                      simple(LayerKind::kFlatten),
-                      dropout(0.25),
-                      dense(64, Activation::kRelu),
-                      dense(kFromDataset)};
-    p.dataset = "fashion-mnist";
-    p.optimizer = "adam";
-    p.learning_rate = 1e-3;
-    p.batch_size = 64;
-    p.epochs = 3;
-    p.logical_devices = 2;
-    out.push_back(std::move(p));
-  }
-  {
-    Preset p;
-    p.name = "spirals-mlp";
-    p.description = "a two-hidden-layer MLP for 2-D point sets (spirals, blobs, xor, circles)";
-    p.model.name = "spirals_mlp";
-    p.model.layers = {dense(64, Activation::kRelu), dense(64, Activation::kRelu), dense(kFromDataset)};
-    p.dataset = "spirals";
-    p.optimizer = "adam";
-    p.learning_rate = 1e-2;
-    p.batch_size = 64;
-    p.epochs = 30;
-    p.logical_devices = 2;
-    out.push_back(std::move(p));
-  }
-  return out;
 }
-}  // namespace
 
 const std::vector<Preset>& presets() {
-  static const std::vector<Preset> all = make_presets();
+  static const std::vector<Preset> all = [] {
+    std::vector<Preset> out;
+    for (const auto& [file, text] : embedded_preset_files()) {
+      const std::string source(file);
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(text);
+      } catch (const nlohmann::json::exception& e) {
+        throw ConfigError(fmt::format("preset {}: not valid JSON ({})", source, e.what()));
+      }
+      out.push_back(preset_from_json(j, source));
+    }
+    return out;
+  }();
   return all;
 }
 

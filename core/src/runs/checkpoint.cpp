@@ -21,10 +21,10 @@ std::vector<std::pair<std::string, double>> position_fields(const TrainPosition&
   return {{"epoch", p.epoch},
           {"step_in_epoch", static_cast<double>(p.step_in_epoch)},
           {"global_step", static_cast<double>(p.global_step)},
-          {"epoch_loss_sum", p.epoch_loss_sum},
-          {"epoch_samples", static_cast<double>(p.epoch_samples)},
-          {"epoch_correct", static_cast<double>(p.epoch_correct)},
-          {"epoch_top_k_correct", static_cast<double>(p.epoch_top_k_correct)},
+          {"epoch_loss_sum", p.epoch_sums.loss_sum},
+          {"epoch_samples", static_cast<double>(p.epoch_sums.samples)},
+          {"epoch_correct", static_cast<double>(p.epoch_sums.correct)},
+          {"epoch_top_k_correct", static_cast<double>(p.epoch_sums.top_k_correct)},
           {"epoch_seconds", p.epoch_seconds},
           {"train_seconds", p.train_seconds},
           {"train_samples", static_cast<double>(p.train_samples)},
@@ -97,10 +97,10 @@ Checkpoint read_checkpoint(const std::string& path) {
     p.epoch = static_cast<int>(values[0]);
     p.step_in_epoch = static_cast<int64_t>(values[1]);
     p.global_step = static_cast<int64_t>(values[2]);
-    p.epoch_loss_sum = values[3];
-    p.epoch_samples = static_cast<int64_t>(values[4]);
-    p.epoch_correct = static_cast<int64_t>(values[5]);
-    p.epoch_top_k_correct = static_cast<int64_t>(values[6]);
+    p.epoch_sums.loss_sum = values[3];
+    p.epoch_sums.samples = static_cast<int64_t>(values[4]);
+    p.epoch_sums.correct = static_cast<int64_t>(values[5]);
+    p.epoch_sums.top_k_correct = static_cast<int64_t>(values[6]);
     p.epoch_seconds = values[7];
     p.train_seconds = values[8];
     p.train_samples = static_cast<int64_t>(values[9]);
@@ -128,6 +128,15 @@ std::vector<std::string> list_checkpoints(const std::string& dir) {
 void prune_checkpoints(const std::string& dir, int keep) {
   auto all = list_checkpoints(dir);
   for (size_t i = 0; i + static_cast<size_t>(std::max(keep, 1)) < all.size(); ++i) fs::remove(all[i]);
+}
+
+void CheckpointFolder::save(const Checkpoint& c, bool best) {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) throw RunError(fmt::format("cannot create the checkpoint folder {}: {}", dir_, ec.message()));
+  write_checkpoint((fs::path(dir_) / fmt::format("ckpt-{}.pt", c.position.global_step)).string(), c);
+  prune_checkpoints(dir_, keep_last_);
+  if (best) write_checkpoint((fs::path(dir_) / "best.pt").string(), c);
 }
 
 }  // namespace mirror

@@ -21,13 +21,12 @@ ResumePoint resume_point(const std::string& dir) {
   if (!run.is_object() || !run.contains("config"))
     throw ConfigError(fmt::format("{}: run.json holds no config to resume with", dir));
   p.config = config_from_json(run.at("config"));
-  p.config.checkpoints.dir = (std::filesystem::path(dir) / "checkpoints").string();
-  const auto checkpoints = list_checkpoints(p.config.checkpoints.dir);
+  const auto checkpoints = list_checkpoints((std::filesystem::path(dir) / "checkpoints").string());
   if (checkpoints.empty())
     throw ConfigError(fmt::format("{}: no checkpoint to resume from (checkpoints/ is empty)", dir));
   p.checkpoint = checkpoints.back();
-  p.config.checkpoints.resume_from = p.checkpoint;
-  p.from_step = read_checkpoint(p.checkpoint).position.global_step;
+  p.saved = read_checkpoint(p.checkpoint);
+  p.from_step = p.saved.position.global_step;
   return p;
 }
 

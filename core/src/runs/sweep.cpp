@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "mirror/data/registry.h"
+#include "mirror/runs/run_reader.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
 
@@ -116,5 +118,41 @@ SweepAxis scaling_axis(const std::vector<int>& logical_devices) {
 }
 
 std::string new_sweep_id() { return "sw-" + utc_now("%Y%m%d-%H%M%S"); }
+
+namespace {
+std::string dataset_key(const TrainConfig& c) { return to_json(c)["dataset"].dump(); }
+}  // namespace
+
+Sweep::Sweep(std::vector<SweepPoint> points, SweepOptions options)
+    : points_(std::move(points)), options_(std::move(options)) {
+  if (options_.id.empty()) options_.id = new_sweep_id();
+}
+
+std::optional<RunPlan> Sweep::next() {
+  if (next_ >= points_.size()) return std::nullopt;
+  const size_t i = next_++;
+  const SweepPoint& p = points_[i];
+  RunPlan plan;
+  plan.config = p.config;
+  plan.dir = new_run_dir(options_.root, fmt::format("sweep-{}", i + 1));
+  plan.meta = RunMeta{p.label, {options_.id}, {}};
+  plan.extra = nlohmann::json{{"sweep", {{"id", options_.id}, {"index", i + 1}, {"of", points_.size()},
+                                         {"label", p.label}, {"scaling", options_.scaling}}}};
+  dirs_.push_back(plan.dir);
+  return plan;
+}
+
+std::shared_ptr<const Dataset> Sweep::dataset_for(const TrainConfig& config) {
+  const std::string key = dataset_key(config);
+  std::lock_guard lock(datasets_mutex_);
+  auto& data = datasets_[key];
+  if (!data) data = load_dataset(config.dataset);  // under the lock: two runs never load the same set twice
+  return data;
+}
+
+void Sweep::provide_dataset(const TrainConfig& config, std::shared_ptr<const Dataset> dataset) {
+  std::lock_guard lock(datasets_mutex_);
+  datasets_[dataset_key(config)] = std::move(dataset);
+}
 
 }  // namespace mirror

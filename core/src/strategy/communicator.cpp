@@ -138,61 +138,120 @@ class SingleReplicaCommunicator : public Communicator {
   int world_size() const override { return 1; }
   std::string name() const override { return "none"; }
 };
+
+bool all_cpu(const std::vector<LogicalDevice>& devices) {
+  return std::all_of(devices.begin(), devices.end(),
+                     [](const LogicalDevice& d) { return d.physical.type == DeviceType::kCpu; });
+}
+
+std::vector<CommunicatorBackend> built_in_backends() {
+  std::vector<CommunicatorBackend> b;
+  b.push_back({"none", "one replica: nothing to reduce",
+               [](const std::vector<LogicalDevice>& d) {
+                 return d.size() > 1 ? std::string("serves one replica only") : std::string();
+               },
+               0, "",
+               [](const CommunicatorSpec& s) -> std::unique_ptr<Communicator> {
+                 if (s.world_size != 1) throw ConfigError("the 'none' communicator serves one replica only");
+                 return std::make_unique<SingleReplicaCommunicator>();
+               }});
+  b.push_back({"reduce-to-one",
+               "gather to replica 0, sum there, broadcast back (TensorFlow's fallback); any mix of devices",
+               [](const std::vector<LogicalDevice>&) { return std::string(); }, 10,
+               "reduce-to-one: logical devices share a physical device (NCCL needs one rank per GPU)",
+               [](const CommunicatorSpec& s) -> std::unique_ptr<Communicator> {
+                 return std::make_unique<ReduceToOneCommunicator>(s.world_size);
+               }});
+  b.push_back({"shared-memory", "each replica thread sums its own slice of every bucket; CPU replicas in one process",
+               [](const std::vector<LogicalDevice>& d) {
+                 return all_cpu(d) ? std::string() : std::string("needs CPU replicas; use reduce-to-one for GPUs");
+               },
+               20, "shared-memory: all replicas are CPU threads in one process, so each reduces its own slice",
+               [](const CommunicatorSpec& s) -> std::unique_ptr<Communicator> {
+                 return std::make_unique<SharedMemoryCommunicator>(s.world_size, s.bucket_bytes);
+               }});
+  return b;
+}
+
+std::string backend_names(const std::vector<CommunicatorBackend>& backends) {
+  std::string names = "auto";
+  for (const auto& b : backends) names += ", " + b.name;
+  return names;
+}
 }  // namespace
 
-CommunicatorKind parse_communicator(const std::string& name) {
-  if (name == "auto") return CommunicatorKind::kAuto;
-  if (name == "reduce-to-one") return CommunicatorKind::kReduceToOne;
-  if (name == "shared-memory") return CommunicatorKind::kSharedMemory;
-  throw ConfigError(fmt::format("unknown communicator '{}' (choose auto, reduce-to-one or shared-memory)", name));
+CommunicatorRegistry::CommunicatorRegistry() : backends_(built_in_backends()) {}
+
+CommunicatorRegistry& CommunicatorRegistry::instance() {
+  static CommunicatorRegistry registry;
+  return registry;
 }
 
-const char* communicator_name(CommunicatorKind kind) {
-  switch (kind) {
-    case CommunicatorKind::kAuto: return "auto";
-    case CommunicatorKind::kNone: return "none";
-    case CommunicatorKind::kReduceToOne: return "reduce-to-one";
-    case CommunicatorKind::kSharedMemory: return "shared-memory";
-  }
-  return "?";
+void CommunicatorRegistry::add(CommunicatorBackend backend) {
+  std::lock_guard lock(mutex_);
+  if (backend.name.empty() || backend.name == "auto" || !backend.make || !backend.unavailable)
+    throw std::invalid_argument("communicator backend: give a name (not 'auto'), an availability check and a factory");
+  for (const auto& b : backends_)
+    if (b.name == backend.name)
+      throw std::invalid_argument(fmt::format("communicator backend '{}' is already registered", backend.name));
+  backends_.push_back(std::move(backend));
 }
 
-CommunicatorChoice choose_communicator(CommunicatorKind requested, const std::vector<LogicalDevice>& devices) {
+void CommunicatorRegistry::remove(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(backends_, [&](const CommunicatorBackend& b) { return b.name == name; });
+}
+
+std::optional<CommunicatorBackend> CommunicatorRegistry::find(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& b : backends_)
+    if (b.name == name) return b;
+  return std::nullopt;
+}
+
+std::vector<CommunicatorBackend> CommunicatorRegistry::backends() const {
+  std::lock_guard lock(mutex_);
+  return backends_;
+}
+
+std::vector<std::string> CommunicatorRegistry::available_multi_replica(const std::vector<LogicalDevice>& devices) const {
+  const std::vector<LogicalDevice> probe =
+      devices.empty() ? std::vector<LogicalDevice>{LogicalDevice{PhysicalDevice{}, 0, 2}, LogicalDevice{PhysicalDevice{}, 1, 2}} : devices;
+  std::vector<std::string> names;
+  for (const auto& b : backends())
+    if (b.unavailable(probe).empty()) names.push_back(b.name);
+  return names;
+}
+
+void check_communicator_name(const std::string& name) {
+  if (name == "auto" || CommunicatorRegistry::instance().find(name)) return;
+  throw ConfigError(fmt::format("unknown communicator '{}' (choose {})", name,
+                                backend_names(CommunicatorRegistry::instance().backends())));
+}
+
+CommunicatorChoice choose_communicator(const std::string& requested, const std::vector<LogicalDevice>& devices) {
   if (devices.empty()) throw ConfigError("no devices to train on");
-  const bool all_cpu = std::all_of(devices.begin(), devices.end(),
-                                   [](const LogicalDevice& d) { return d.physical.type == DeviceType::kCpu; });
-  if (devices.size() == 1) {
-    return {CommunicatorKind::kNone, "one replica: nothing to reduce"};
+  check_communicator_name(requested);
+  if (devices.size() == 1) return {"none", "one replica: nothing to reduce"};
+  const auto& registry = CommunicatorRegistry::instance();
+  if (requested != "auto") {
+    const CommunicatorBackend b = *registry.find(requested);
+    if (const std::string why = b.unavailable(devices); !why.empty())
+      throw ConfigError(fmt::format("the {} communicator cannot serve these {} replicas: {}", b.name, devices.size(), why));
+    return {b.name, b.name + ": requested"};
   }
-  switch (requested) {
-    case CommunicatorKind::kReduceToOne:
-      return {CommunicatorKind::kReduceToOne, "reduce-to-one: requested"};
-    case CommunicatorKind::kSharedMemory:
-      if (!all_cpu)
-        throw ConfigError("the shared-memory communicator needs CPU replicas; use reduce-to-one for GPUs");
-      return {CommunicatorKind::kSharedMemory, "shared-memory: requested"};
-    case CommunicatorKind::kNone:
-      throw ConfigError(fmt::format("{} replicas need a communicator", devices.size()));
-    case CommunicatorKind::kAuto: break;
-  }
-  if (all_cpu)
-    return {CommunicatorKind::kSharedMemory,
-            "shared-memory: all replicas are CPU threads in one process, so each reduces its own slice"};
-  return {CommunicatorKind::kReduceToOne,
-          "reduce-to-one: logical devices share a physical device (NCCL needs one rank per GPU)"};
+  std::optional<CommunicatorBackend> best;
+  for (const auto& b : registry.backends())
+    if (b.auto_rank > 0 && b.unavailable(devices).empty() && (!best || b.auto_rank > best->auto_rank)) best = b;
+  if (!best) throw ConfigError(fmt::format("no communicator can reduce across these {} replicas", devices.size()));
+  return {best->name, best->auto_reason};
 }
 
-std::unique_ptr<Communicator> make_communicator(CommunicatorKind kind, int world_size, int64_t bucket_bytes) {
-  if (world_size < 1) throw std::invalid_argument("communicator: world size must be >= 1");
-  switch (kind) {
-    case CommunicatorKind::kNone:
-      if (world_size != 1) throw ConfigError("the 'none' communicator serves one replica only");
-      return std::make_unique<SingleReplicaCommunicator>();
-    case CommunicatorKind::kReduceToOne: return std::make_unique<ReduceToOneCommunicator>(world_size);
-    case CommunicatorKind::kSharedMemory: return std::make_unique<SharedMemoryCommunicator>(world_size, bucket_bytes);
-    case CommunicatorKind::kAuto: break;
-  }
-  throw std::invalid_argument("make_communicator: resolve 'auto' with choose_communicator first");
+std::unique_ptr<Communicator> make_communicator(const std::string& name, const CommunicatorSpec& spec) {
+  if (spec.world_size < 1) throw std::invalid_argument("communicator: world size must be >= 1");
+  if (name == "auto") throw std::invalid_argument("make_communicator: resolve 'auto' with choose_communicator first");
+  check_communicator_name(name);
+  return CommunicatorRegistry::instance().find(name)->make(spec);
 }
 
 }  // namespace mirror

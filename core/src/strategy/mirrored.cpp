@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <optional>
 
 #include "mirror/model/builder.h"
 #include "mirror/strategy/replica_pool.h"
@@ -27,7 +28,7 @@ struct Replica {
   std::vector<torch::Tensor> reduce_list;  // {flat_grads}, handed to the communicator
   std::unique_ptr<Optimizer> optimizer;
   at::Generator dropout_rng;
-  StepResult result;
+  MetricSums sums;  // of its shard, this step
   ReplicaTiming timing;
 };
 
@@ -71,7 +72,7 @@ void flatten_parameters(Replica& r) {
 }
 
 // Per-example metrics of one shard: loss sum, arg-max hits, top-k hits.
-void add_metrics(StepResult& out, const torch::Tensor& logits, const torch::Tensor& y,
+void add_metrics(MetricSums& out, const torch::Tensor& logits, const torch::Tensor& y,
                  const torch::Tensor& loss_sum, int top_k) {
   torch::NoGradGuard no_grad;
   out.samples += y.size(0);
@@ -104,7 +105,7 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
   keep_freed_memory_for_reuse();
   const int n = static_cast<int>(devices_.size());
   choice_ = choose_communicator(options_.communicator, devices_);
-  communicator_ = make_communicator(choice_.kind, n, options_.bucket_bytes);
+  communicator_ = make_communicator(choice_.name, CommunicatorSpec{n, options_.bucket_bytes, devices_});
   threads_per_replica_ = intra_op_threads_per_replica(n, usable_cores(), options_.intra_op_threads);
   const int64_t classes = model.layers.back().output_shape.back();
   top_k_ = static_cast<int>(std::min<int64_t>(options_.top_k, classes));
@@ -186,31 +187,43 @@ void MirroredStrategy::run_replicas(const std::function<void(int)>& job) {
   }
 }
 
-StepResult MirroredStrategy::train_step(const Batch& batch) {
+namespace {
+// Replica `r`'s part of a step, the one place a shard meets a model: forward on its shard and,
+// when `train`, backward with the summed loss scaled by `inv_global` (so that the all-reduced
+// sum of gradients is the gradient of the mean loss over the global batch). Adds the shard's
+// sums to rep.sums. An empty shard (more replicas than examples) contributes nothing.
+void run_shard(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, bool train, double inv_global,
+               int top_k) {
+  if (plan.size(r) == 0) return;
+  auto x = batch.x.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
+  auto y = batch.y.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
+  std::optional<torch::NoGradGuard> no_grad;
+  if (!train) no_grad.emplace();
+  train ? rep.model->train() : rep.model->eval();
+  auto logits = rep.model->forward(x);
+  auto loss_sum = torch::nn::functional::cross_entropy(
+      logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+  if (train) (loss_sum * inv_global).backward();
+  add_metrics(rep.sums, logits.detach(), y, loss_sum.detach(), top_k);
+  if (!train) rep.model->train();
+}
+}  // namespace
+
+StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
   const int64_t global = batch.size();
   if (global < 1) throw RunError("empty batch");
   const ShardPlan plan(global, num_replicas());
-  // Loss = sum of per-example losses / GLOBAL batch size, so the all-reduced SUM of gradients is
-  // the gradient of the mean loss over the global batch, whatever the shard sizes.
   const double inv_global = 1.0 / static_cast<double>(global);
   const int top_k = top_k_;
   run_replicas([&](int r) {
     Replica& rep = *replicas_[static_cast<size_t>(r)];
-    rep.result = StepResult{};
+    rep.sums = MetricSums{};
     rep.timing = ReplicaTiming{r, plan.size(r), 0, 0, 0};
     auto t0 = Clock::now();
-    rep.flat_grads.zero_();
-    if (plan.size(r) > 0) {
-      auto x = batch.x.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
-      auto y = batch.y.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
-      rep.model->train();
-      auto logits = rep.model->forward(x);
-      auto loss_sum = torch::nn::functional::cross_entropy(
-          logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-      (loss_sum * inv_global).backward();
-      add_metrics(rep.result, logits.detach(), y, loss_sum.detach(), top_k);
-    }
+    if (train) rep.flat_grads.zero_();
+    run_shard(rep, batch, plan, r, train, inv_global, top_k);
     rep.timing.compute_ms = ms_since(t0);
+    if (!train) return;
     t0 = Clock::now();
     communicator_->allreduce_sum(r, rep.reduce_list)->wait();
     rep.timing.allreduce_ms = ms_since(t0);
@@ -221,44 +234,24 @@ StepResult MirroredStrategy::train_step(const Batch& batch) {
     }
     rep.timing.update_ms = ms_since(t0);
   });
-  ++steps_;
   StepResult total;
   for (const auto& rep : replicas_) {
-    total.samples += rep->result.samples;
-    total.loss_sum += rep->result.loss_sum;
-    total.correct += rep->result.correct;
-    total.top_k_correct += rep->result.top_k_correct;
-    total.replicas.push_back(rep->timing);
+    total.sums.add(rep->sums);
+    if (train) total.replicas.push_back(rep->timing);
   }
+  return total;
+}
+
+StepResult MirroredStrategy::train_step(const Batch& batch) {
+  StepResult total = run_step(batch, /*train=*/true);
+  ++steps_;
   if (options_.sync_check_every > 0 && steps_ % options_.sync_check_every == 0) check_sync();
   return total;
 }
 
 StepResult MirroredStrategy::evaluate(const Batch& batch) {
-  const ShardPlan plan(batch.size(), num_replicas());
-  const int top_k = top_k_;
-  run_replicas([&](int r) {
-    Replica& rep = *replicas_[static_cast<size_t>(r)];
-    rep.result = StepResult{};
-    if (plan.size(r) == 0) return;
-    torch::NoGradGuard no_grad;
-    auto x = batch.x.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
-    auto y = batch.y.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
-    rep.model->eval();
-    auto logits = rep.model->forward(x);
-    auto loss_sum = torch::nn::functional::cross_entropy(
-        logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-    add_metrics(rep.result, logits, y, loss_sum, top_k);
-    rep.model->train();
-  });
-  StepResult total;
-  for (const auto& rep : replicas_) {
-    total.samples += rep->result.samples;
-    total.loss_sum += rep->result.loss_sum;
-    total.correct += rep->result.correct;
-    total.top_k_correct += rep->result.top_k_correct;
-  }
-  return total;
+  if (batch.size() < 1) return {};
+  return run_step(batch, /*train=*/false);
 }
 
 void MirroredStrategy::check_sync() {

@@ -18,6 +18,7 @@ void TrainConfig::validate() const {
   optimizer.validate();
   if (strategy.intra_op_threads < 0 || strategy.intra_op_threads > 1024)
     throw ConfigError(fmt::format("invalid intra-op threads per replica: {}", strategy.intra_op_threads));
+  check_communicator_name(strategy.communicator);
 }
 
 TrainConfig config_from_preset(const std::string& name) {
@@ -55,7 +56,7 @@ nlohmann::json to_json(const TrainConfig& c) {
                    {"memory_limit_mib", c.devices.memory_limit_mib}}},
       {"seed", c.seed},
       {"deterministic", c.strategy.deterministic},
-      {"communicator", communicator_name(c.strategy.communicator)},
+      {"communicator", c.strategy.communicator},
       {"sync_check_every", c.strategy.sync_check_every},
       {"top_k", c.strategy.top_k},
       {"checkpoint_every_steps", c.checkpoints.every_steps},
@@ -103,7 +104,7 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     c.devices.memory_limit_mib = dev.value("memory_limit_mib", int64_t{0});
     c.seed = j.at("seed").get<uint64_t>();
     c.strategy.deterministic = j.value("deterministic", false);
-    c.strategy.communicator = parse_communicator(j.value("communicator", "auto"));
+    c.strategy.communicator = j.value("communicator", "auto");
     c.strategy.sync_check_every = j.value("sync_check_every", 100);
     c.strategy.top_k = j.value("top_k", 5);
     c.checkpoints.every_steps = j.value("checkpoint_every_steps", int64_t{0});

@@ -4,13 +4,10 @@
 #include <torch/torch.h>
 
 #include <chrono>
-#include <filesystem>
 #include <cmath>
 #include <thread>
 
-#include "mirror/runs/checkpoint.h"
 #include "mirror/strategy/shard_plan.h"
-#include "mirror/train/metrics.h"
 #include "mirror/util/error.h"
 #include "mirror/util/rng.h"
 
@@ -22,8 +19,11 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 // Blocks while paused; returns true when the run should stop.
 bool should_stop(TrainControl& control) {
-  while (control.pause.load() && !control.stop.load())
+  while (control.pause.load() && !control.stop.load()) {
+    control.holding.store(true);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  control.holding.store(false);
   return control.stop.load();
 }
 }  // namespace
@@ -52,185 +52,206 @@ Trainer::Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset)
 
 Trainer::~Trainer() = default;
 
+void Trainer::resume(const Checkpoint& checkpoint) {
+  strategy_->restore(checkpoint.state);
+  start_ = checkpoint.position;
+}
+
+namespace {
+// One run of the training loop. Its state is a TrainPosition, so saving a checkpoint is copying
+// it; each member does one job of the loop.
+class TrainingLoop {
+ public:
+  TrainingLoop(const TrainConfig& config, const Dataset& data, MirroredStrategy& strategy, EventSink& sink,
+               TrainControl& control, CheckpointStore* store, const TrainPosition& start)
+      : config_(config), data_(data), strategy_(strategy), sink_(sink), control_(control), store_(store), pos_(start),
+        n_train_(data.size(Split::kTrain)), n_val_(data.size(Split::kValidation)),
+        steps_per_epoch_((n_train_ + config.batch_size - 1) / config.batch_size) {}
+
+  RunFinished run() {
+    RunFinished fin;
+    const auto run_start = Clock::now();
+    try {
+      sink_.on_started(started_event());
+      bool more = !at_step_limit();
+      while (more && pos_.epoch <= config_.epochs) more = run_epoch(fin);
+      if (control_.stop.load() && fin.status == RunStatus::kFinished) {
+        fin.status = RunStatus::kStopped;
+        fin.message = "stopped";
+      }
+      strategy_.check_sync();
+    } catch (const std::exception& e) {
+      fin.status = RunStatus::kFailed;
+      fin.message = describe_exception(e);
+    }
+    fin.steps = pos_.global_step;
+    fin.epochs_completed = pos_.epoch - 1;
+    fin.seconds = seconds_since(run_start);
+    fin.train_samples_per_sec =
+        pos_.train_seconds > 0 ? static_cast<double>(pos_.train_samples) / pos_.train_seconds : 0;
+    try {
+      fin.param_l2_norm = strategy_.parameter_l2_norm();
+    } catch (...) {
+      fin.param_l2_norm = std::nan("");
+    }
+    sink_.on_finished(fin);
+    return fin;
+  }
+
+ private:
+  RunStarted started_event() const {
+    RunStarted e;
+    e.dataset = data_.info().name;
+    e.model = config_.model.name;
+    for (const auto& d : strategy_.devices()) e.devices.push_back(d.name());
+    e.communicator = strategy_.communicator().name;
+    e.communicator_reason = strategy_.communicator().reason;
+    e.intra_op_threads = strategy_.intra_op_threads();
+    e.parameters = strategy_.num_parameters();
+    e.train_size = n_train_;
+    e.val_size = n_val_;
+    e.global_batch = config_.batch_size;
+    e.shard_sizes = ShardPlan(config_.batch_size, strategy_.num_replicas()).sizes();
+    e.steps_per_epoch = steps_per_epoch_;
+    e.epochs = config_.epochs;
+    return e;
+  }
+
+  bool at_step_limit() const { return config_.max_steps > 0 && pos_.global_step >= config_.max_steps; }
+
+  // Trains the rest of the current epoch, validates, reports it and moves on. Returns false when
+  // the run ends inside this epoch (a stop or the step limit) or took no step in it.
+  bool run_epoch(RunFinished& fin) {
+    const int epoch = pos_.epoch;
+    // The data order depends on the seed and the epoch only, never on the replica count.
+    const std::vector<int64_t> order = Rng(config_.seed, static_cast<uint64_t>(epoch)).permutation(n_train_);
+    bool ended = false;
+    while (pos_.step_in_epoch < steps_per_epoch_) {
+      if (should_stop(control_)) {
+        fin.status = RunStatus::kStopped;
+        fin.message = fmt::format("stopped at epoch {}, step {}", epoch, pos_.step_in_epoch);
+        save(/*best=*/false);  // resume continues exactly here
+        ended = true;
+        break;
+      }
+      train_step(order);
+      const bool mid_epoch = pos_.step_in_epoch < steps_per_epoch_;
+      const int64_t every = config_.checkpoints.every_steps;
+      if (every > 0 && pos_.global_step % every == 0 && mid_epoch) save(/*best=*/false);
+      if (at_step_limit()) {
+        fin.message = fmt::format("reached the step limit ({})", config_.max_steps);
+        if (mid_epoch) save(/*best=*/false);
+        ended = true;
+        break;
+      }
+    }
+    if (pos_.step_in_epoch == 0) return false;
+    EpochMetrics em = epoch_metrics();
+    if (n_val_ > 0 && fin.status != RunStatus::kStopped) validate(em);
+    sink_.on_epoch(em);
+    if (pos_.step_in_epoch == steps_per_epoch_) finish_epoch(em);
+    return !ended;
+  }
+
+  // One mirrored step on the next slice of `order`; reports it. Throws RunError on a non-finite loss.
+  void train_step(const std::vector<int64_t>& order) {
+    const auto t0 = Clock::now();
+    const int64_t begin = pos_.step_in_epoch * config_.batch_size;
+    const int64_t end = std::min(n_train_, begin + config_.batch_size);
+    const Batch b = data_.gather(Split::kTrain, std::vector<int64_t>(order.begin() + begin, order.begin() + end));
+    const StepResult r = strategy_.train_step(b);
+    const double dt = seconds_since(t0);
+    pos_.epoch_seconds += dt;
+    pos_.train_seconds += dt;
+    pos_.train_samples += r.sums.samples;
+    pos_.epoch_sums.add(r.sums);
+    ++pos_.step_in_epoch;
+    ++pos_.global_step;
+    const StepMetrics m = step_metrics(r, dt);
+    if (!std::isfinite(m.loss))
+      throw RunError(fmt::format(
+          "the loss became {} at epoch {}, step {}: training diverged. Lower the learning rate "
+          "(now {}) or check the data for extreme values",
+          std::isnan(m.loss) ? "NaN" : "infinite", m.epoch, m.step, config_.optimizer.effective_learning_rate()));
+    sink_.on_step(m);
+  }
+
+  StepMetrics step_metrics(const StepResult& r, double seconds) const {
+    StepMetrics m;
+    m.epoch = pos_.epoch;
+    m.step = pos_.step_in_epoch;
+    m.steps_per_epoch = steps_per_epoch_;
+    m.global_step = pos_.global_step;
+    m.samples = r.sums.samples;
+    m.loss = r.sums.loss();
+    m.accuracy = r.sums.accuracy();
+    m.top_k_accuracy = r.sums.top_k_accuracy();
+    m.step_seconds = seconds;
+    m.samples_per_sec = seconds > 0 ? static_cast<double>(r.sums.samples) / seconds : 0;
+    m.replicas = r.replicas;
+    return m;
+  }
+
+  EpochMetrics epoch_metrics() const {
+    EpochMetrics em;
+    em.epoch = pos_.epoch;
+    em.epochs = config_.epochs;
+    em.steps = pos_.step_in_epoch;
+    em.loss = pos_.epoch_sums.loss();
+    em.accuracy = pos_.epoch_sums.accuracy();
+    em.top_k_accuracy = pos_.epoch_sums.top_k_accuracy();
+    em.seconds = pos_.epoch_seconds;
+    em.samples_per_sec =
+        pos_.epoch_seconds > 0 ? static_cast<double>(pos_.epoch_sums.samples) / pos_.epoch_seconds : 0;
+    return em;
+  }
+
+  // The validation split, sharded like training batches; left out of `em` when a stop cut it short.
+  void validate(EpochMetrics& em) {
+    const int64_t eval_batch =
+        config_.eval_batch_size > 0 ? config_.eval_batch_size : std::max<int64_t>(config_.batch_size, 256);
+    MetricSums val;
+    for (int64_t begin = 0; begin < n_val_; begin += eval_batch) {
+      if (control_.stop.load()) break;
+      val.add(strategy_.evaluate(data_.slice(Split::kValidation, begin, std::min(n_val_, begin + eval_batch))).sums);
+    }
+    if (val.samples != n_val_) return;
+    em.has_validation = true;
+    em.val_loss = val.loss();
+    em.val_accuracy = val.accuracy();
+    em.val_top_k_accuracy = val.top_k_accuracy();
+  }
+
+  // A whole epoch is done: the position moves to the next one, and a checkpoint is saved.
+  void finish_epoch(const EpochMetrics& em) {
+    const bool best = em.has_validation && em.val_accuracy > pos_.best_val_accuracy;
+    if (best) pos_.best_val_accuracy = em.val_accuracy;
+    pos_.epoch += 1;
+    pos_.step_in_epoch = 0;
+    pos_.epoch_sums = MetricSums{};
+    pos_.epoch_seconds = 0;
+    save(best);
+  }
+
+  void save(bool best) {
+    if (store_) store_->save(Checkpoint{strategy_.state(), pos_}, best);
+  }
+
+  const TrainConfig& config_;
+  const Dataset& data_;
+  MirroredStrategy& strategy_;
+  EventSink& sink_;
+  TrainControl& control_;
+  CheckpointStore* store_;
+  TrainPosition pos_;
+  const int64_t n_train_;
+  const int64_t n_val_;
+  const int64_t steps_per_epoch_;
+};
+}  // namespace
+
 RunFinished Trainer::run(EventSink& sink, TrainControl& control) {
-  RunFinished fin;
-  const auto run_start = Clock::now();
-  double train_seconds = 0;
-  int64_t train_samples = 0;
-  try {
-    const auto& ck = config_.checkpoints;
-    TrainPosition resume;
-    if (!ck.resume_from.empty()) {
-      const Checkpoint c = read_checkpoint(ck.resume_from);
-      strategy_->restore(c.state);
-      resume = c.position;
-      fin.steps = resume.global_step;
-      fin.epochs_completed = resume.epoch - 1;
-      train_seconds = resume.train_seconds;
-      train_samples = resume.train_samples;
-    }
-    double best_val = resume.best_val_accuracy;
-    auto save = [&](const TrainPosition& p, bool best) {
-      if (ck.dir.empty()) return;
-      std::filesystem::create_directories(ck.dir);
-      const Checkpoint c{strategy_->state(), p};
-      write_checkpoint((std::filesystem::path(ck.dir) / fmt::format("ckpt-{}.pt", p.global_step)).string(), c);
-      prune_checkpoints(ck.dir, ck.keep_last);
-      if (best) write_checkpoint((std::filesystem::path(ck.dir) / "best.pt").string(), c);
-    };
-    const int64_t n_train = dataset_->size(Split::kTrain);
-    const int64_t n_val = dataset_->size(Split::kValidation);
-    const int64_t batch = config_.batch_size;
-    const int64_t steps_per_epoch = (n_train + batch - 1) / batch;
-    const int64_t eval_batch = config_.eval_batch_size > 0 ? config_.eval_batch_size : std::max<int64_t>(batch, 256);
-
-    RunStarted started;
-    started.dataset = dataset_->info().name;
-    started.model = config_.model.name;
-    for (const auto& d : strategy_->devices()) started.devices.push_back(d.name());
-    started.communicator = communicator_name(strategy_->communicator().kind);
-    started.communicator_reason = strategy_->communicator().reason;
-    started.intra_op_threads = strategy_->intra_op_threads();
-    started.parameters = strategy_->num_parameters();
-    started.train_size = n_train;
-    started.val_size = n_val;
-    started.global_batch = batch;
-    started.shard_sizes = ShardPlan(batch, strategy_->num_replicas()).sizes();
-    started.steps_per_epoch = steps_per_epoch;
-    started.epochs = config_.epochs;
-    sink.on_started(started);
-
-    bool done = false;
-    if (config_.max_steps > 0 && fin.steps >= config_.max_steps) done = true;
-    for (int epoch = std::max(1, resume.epoch); epoch <= config_.epochs && !done; ++epoch) {
-      // The data order depends on the seed and the epoch only, never on the replica count.
-      Rng rng(config_.seed, static_cast<uint64_t>(epoch));
-      const std::vector<int64_t> order = rng.permutation(n_train);
-      MetricSums train_sums;
-      double epoch_seconds = 0;
-      int64_t steps_done = 0;
-      if (epoch == resume.epoch && resume.step_in_epoch > 0) {  // continue an epoch half done
-        train_sums = MetricSums::from(resume.epoch_loss_sum, resume.epoch_samples, resume.epoch_correct,
-                                      resume.epoch_top_k_correct);
-        epoch_seconds = resume.epoch_seconds;
-        steps_done = resume.step_in_epoch;
-      }
-      auto position = [&](int64_t next_step) {
-        TrainPosition p;
-        p.epoch = epoch;
-        p.step_in_epoch = next_step;
-        p.global_step = fin.steps;
-        p.epoch_loss_sum = train_sums.loss_sum();
-        p.epoch_samples = train_sums.samples();
-        p.epoch_correct = train_sums.correct();
-        p.epoch_top_k_correct = train_sums.top_k_correct();
-        p.epoch_seconds = epoch_seconds;
-        p.train_seconds = train_seconds;
-        p.train_samples = train_samples;
-        p.best_val_accuracy = best_val;
-        return p;
-      };
-      for (int64_t s = steps_done; s < steps_per_epoch; ++s) {
-        if (should_stop(control)) {
-          fin.status = RunStatus::kStopped;
-          fin.message = fmt::format("stopped at epoch {}, step {}", epoch, s);
-          save(position(s), false);  // resume continues exactly here
-          done = true;
-          break;
-        }
-        const auto t0 = Clock::now();
-        const int64_t begin = s * batch;
-        const int64_t end = std::min(n_train, begin + batch);
-        const Batch b = dataset_->gather(Split::kTrain, std::vector<int64_t>(order.begin() + begin, order.begin() + end));
-        const StepResult r = strategy_->train_step(b);
-        const double dt = seconds_since(t0);
-        epoch_seconds += dt;
-        train_seconds += dt;
-        train_samples += r.samples;
-        train_sums.add(r);
-        ++steps_done;
-        ++fin.steps;
-        StepMetrics m;
-        m.epoch = epoch;
-        m.step = s + 1;
-        m.steps_per_epoch = steps_per_epoch;
-        m.global_step = fin.steps;
-        m.samples = r.samples;
-        m.loss = r.loss_sum / static_cast<double>(r.samples);
-        m.accuracy = static_cast<double>(r.correct) / static_cast<double>(r.samples);
-        m.top_k_accuracy = static_cast<double>(r.top_k_correct) / static_cast<double>(r.samples);
-        m.step_seconds = dt;
-        m.samples_per_sec = dt > 0 ? static_cast<double>(r.samples) / dt : 0;
-        m.replicas = r.replicas;
-        if (!std::isfinite(m.loss))
-          throw RunError(fmt::format(
-              "the loss became {} at epoch {}, step {}: training diverged. Lower the learning rate "
-              "(now {}) or check the data for extreme values",
-              std::isnan(m.loss) ? "NaN" : "infinite", epoch, s + 1, config_.optimizer.effective_learning_rate()));
-        sink.on_step(m);
-        if (ck.every_steps > 0 && fin.steps % ck.every_steps == 0 && s + 1 < steps_per_epoch) save(position(s + 1), false);
-        if (config_.max_steps > 0 && fin.steps >= config_.max_steps) {
-          fin.message = fmt::format("reached the step limit ({})", config_.max_steps);
-          if (s + 1 < steps_per_epoch) save(position(s + 1), false);
-          done = true;
-          break;
-        }
-      }
-      if (steps_done == 0) break;
-      EpochMetrics em;
-      em.epoch = epoch;
-      em.epochs = config_.epochs;
-      em.steps = steps_done;
-      em.loss = train_sums.loss();
-      em.accuracy = train_sums.accuracy();
-      em.top_k_accuracy = train_sums.top_k_accuracy();
-      em.seconds = epoch_seconds;
-      em.samples_per_sec = epoch_seconds > 0 ? static_cast<double>(train_sums.samples()) / epoch_seconds : 0;
-      if (n_val > 0 && fin.status != RunStatus::kStopped) {
-        MetricSums val;
-        for (int64_t begin = 0; begin < n_val; begin += eval_batch) {
-          if (control.stop.load()) break;
-          val.add(strategy_->evaluate(dataset_->slice(Split::kValidation, begin, std::min(n_val, begin + eval_batch))));
-        }
-        if (val.samples() == n_val) {
-          em.has_validation = true;
-          em.val_loss = val.loss();
-          em.val_accuracy = val.accuracy();
-          em.val_top_k_accuracy = val.top_k_accuracy();
-        }
-      }
-      sink.on_epoch(em);
-      if (steps_done == steps_per_epoch) {
-        fin.epochs_completed = epoch;
-        const bool best = em.has_validation && em.val_accuracy > best_val;
-        if (best) best_val = em.val_accuracy;
-        TrainPosition next = position(0);
-        next.epoch = epoch + 1;
-        next.epoch_loss_sum = 0;
-        next.epoch_samples = next.epoch_correct = next.epoch_top_k_correct = 0;
-        next.epoch_seconds = 0;
-        next.best_val_accuracy = best_val;
-        save(next, best);
-      }
-    }
-    if (control.stop.load() && fin.status == RunStatus::kFinished) {
-      fin.status = RunStatus::kStopped;
-      fin.message = "stopped";
-    }
-    strategy_->check_sync();
-  } catch (const std::exception& e) {
-    fin.status = RunStatus::kFailed;
-    fin.message = describe_exception(e);
-  }
-  fin.seconds = seconds_since(run_start);
-  fin.train_samples_per_sec = train_seconds > 0 ? static_cast<double>(train_samples) / train_seconds : 0;
-  try {
-    fin.param_l2_norm = strategy_->parameter_l2_norm();
-  } catch (...) {
-    fin.param_l2_norm = std::nan("");
-  }
-  sink.on_finished(fin);
-  return fin;
+  return TrainingLoop(config_, *dataset_, *strategy_, sink, control, store_, start_).run();
 }
 
 }  // namespace mirror

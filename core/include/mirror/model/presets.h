@@ -1,6 +1,11 @@
 #pragma once
-// Named, ready-to-train configurations.
+// Named, ready-to-train configurations. The built-in ones are the JSON files of
+// resources/presets/, embedded at build time: a model in the --model-file format plus the
+// training settings below, so a teacher can copy one, edit it and load its model with --model-file.
 
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,7 +26,11 @@ struct Preset {
   int logical_devices = 1;
 };
 
-// All presets, in display order. Pure.
+// A preset from its JSON document; `source` names it in errors. Throws ConfigError naming the
+// source and the problem.
+Preset preset_from_json(const nlohmann::json& j, const std::string& source);
+
+// All built-in presets, in display order. Pure.
 const std::vector<Preset>& presets();
 // Throws ConfigError listing the known names when `name` is unknown.
 const Preset& find_preset(const std::string& name);

@@ -6,29 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "mirror/strategy/mirrored.h"
+#include "mirror/train/checkpoint_store.h"
 
 namespace mirror {
-
-// Where the run stands: the next step to take, and the running sums of the epoch in progress.
-struct TrainPosition {
-  int epoch = 1;               // 1-based epoch the next step belongs to
-  int64_t step_in_epoch = 0;   // steps of that epoch already done
-  int64_t global_step = 0;     // steps done in the whole run
-  double epoch_loss_sum = 0;   // sums over the epoch's steps so far
-  int64_t epoch_samples = 0;
-  int64_t epoch_correct = 0;
-  int64_t epoch_top_k_correct = 0;
-  double epoch_seconds = 0;
-  double train_seconds = 0;    // over the whole run so far
-  int64_t train_samples = 0;
-  double best_val_accuracy = -1;
-};
-
-struct Checkpoint {
-  StrategyState state;
-  TrainPosition position;
-};
 
 // Writes a checkpoint atomically (temp file + rename): a process killed while writing leaves
 // the previous checkpoint intact. Throws RunError when the file cannot be written.
@@ -40,5 +20,18 @@ Checkpoint read_checkpoint(const std::string& path);
 std::vector<std::string> list_checkpoints(const std::string& dir);
 // Deletes all but the newest `keep` step checkpoints in `dir` (best.pt is never touched).
 void prune_checkpoints(const std::string& dir, int keep);
+
+// A run's checkpoints/ folder: "ckpt-<global step>.pt" per save, pruned to the newest
+// `keep_last`, and best.pt for the best validation accuracy. Creates the folder on first save.
+class CheckpointFolder : public CheckpointStore {
+ public:
+  CheckpointFolder(std::string dir, int keep_last) : dir_(std::move(dir)), keep_last_(keep_last) {}
+  void save(const Checkpoint& checkpoint, bool best) override;
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  int keep_last_;
+};
 
 }  // namespace mirror

@@ -4,14 +4,16 @@
 #include <cstdint>
 #include <string>
 
+#include "mirror/train/checkpoint_store.h"
 #include "mirror/train/config.h"
 
 namespace mirror {
 
 struct ResumePoint {
-  TrainConfig config;       // the recorded config, checkpoints in the run's folder, resume_from set
+  TrainConfig config;       // the recorded config
   int64_t from_step = 0;    // the checkpoint's global step
   std::string checkpoint;   // its file
+  Checkpoint saved;         // what it holds
 };
 
 // Reads `dir`'s run.json and newest checkpoint. Throws ConfigError saying what is missing (no

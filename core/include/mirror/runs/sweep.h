@@ -5,9 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "mirror/runs/recorded_run.h"
 #include "mirror/train/config.h"
 
 namespace mirror {
@@ -41,5 +46,46 @@ SweepAxis scaling_axis(const std::vector<int>& logical_devices = {1, 2, 4});
 
 // A short unique id for a new sweep ("sw-20261130-141502").
 std::string new_sweep_id();
+
+struct SweepOptions {
+  std::string root;              // the folder the sweep's runs go under
+  bool scaling = false;          // a scaling study: its runs open on the scaling page
+  std::string id;                // empty: a new one (new_sweep_id)
+};
+
+// A sweep in progress: its points, planned one after another as normal recorded runs
+// ("<time>-sweep-<i>", named after their values, tagged with the sweep's id, run.json saying
+// where in the sweep they stand), and the datasets they train on, each loaded once. The CLI and
+// the window both run sweeps through this type.
+class Sweep {
+ public:
+  Sweep(std::vector<SweepPoint> points, SweepOptions options);
+
+  const std::string& id() const { return options_.id; }
+  bool scaling() const { return options_.scaling; }
+  size_t size() const { return points_.size(); }
+  // The next point's run, or nullopt when every point has been planned. Not thread-safe.
+  std::optional<RunPlan> next();
+  // 1-based position of the last planned run, and its label.
+  size_t position() const { return next_; }
+  const std::string& label(size_t position) const { return points_.at(position - 1).label; }
+  // The folders planned so far, in order.
+  const std::vector<std::string>& dirs() const { return dirs_; }
+
+  // The dataset `config` trains on: loaded on first use, then shared by every run that names
+  // the same dataset options. Thread-safe (a window plans on its thread and loads on the run's).
+  // Throws what load_dataset throws.
+  std::shared_ptr<const Dataset> dataset_for(const TrainConfig& config);
+  // A dataset already loaded for these options (the window's current one), so it is not loaded again.
+  void provide_dataset(const TrainConfig& config, std::shared_ptr<const Dataset> dataset);
+
+ private:
+  std::vector<SweepPoint> points_;
+  SweepOptions options_;
+  size_t next_ = 0;
+  std::vector<std::string> dirs_;
+  std::mutex datasets_mutex_;
+  std::map<std::string, std::shared_ptr<const Dataset>> datasets_;  // GUARDED_BY(datasets_mutex_); by options
+};
 
 }  // namespace mirror

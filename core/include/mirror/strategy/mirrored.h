@@ -10,37 +10,20 @@
 
 #include "mirror/data/dataset.h"
 #include "mirror/model/shape.h"
+#include "mirror/optim/optimizer.h"
 #include "mirror/strategy/communicator.h"
 #include "mirror/strategy/device.h"
-#include "mirror/train/optimizer.h"
+#include "mirror/strategy/step_result.h"
 
 namespace mirror {
 
 struct MirroredOptions {
-  CommunicatorKind communicator = CommunicatorKind::kAuto;
+  std::string communicator = "auto";  // "auto" or a registered backend (CommunicatorRegistry)
   int sync_check_every = 100;      // steps between parameter-sync checks; 0 disables
   int64_t bucket_bytes = 1 << 20;  // shared-memory all-reduce bucket size
   int intra_op_threads = 0;        // per replica; 0: usable cores / replicas (at least 1)
   bool deterministic = false;      // deterministic algorithms only (same seed, same numbers)
   int top_k = 5;                   // k of the top-k accuracy (clamped to the number of classes)
-};
-
-// Where one replica's step time went, in milliseconds.
-struct ReplicaTiming {
-  int replica = 0;
-  int64_t shard_size = 0;
-  double compute_ms = 0;    // forward + backward
-  double allreduce_ms = 0;  // waiting for and doing the all-reduce
-  double update_ms = 0;     // optimizer update
-};
-
-// Sums over the global batch (divide by `samples` for means).
-struct StepResult {
-  int64_t samples = 0;
-  double loss_sum = 0;        // sum of per-example losses
-  int64_t correct = 0;        // arg-max hits
-  int64_t top_k_correct = 0;  // label among the k largest logits
-  std::vector<ReplicaTiming> replicas;  // train steps only
 };
 
 // The replicas' training state as plain tensors: what a checkpoint holds. All replicas share
@@ -98,6 +81,9 @@ class MirroredStrategy {
 
  private:
   void run_replicas(const std::function<void(int)>& job);
+  // One step over the replicas: training (forward, backward, all-reduce, update) or evaluation
+  // (forward only).
+  StepResult run_step(const Batch& batch, bool train);
 
   std::vector<LogicalDevice> devices_;
   MirroredOptions options_;

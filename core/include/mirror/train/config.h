@@ -10,16 +10,14 @@
 #include "mirror/model/layer_spec.h"
 #include "mirror/strategy/device.h"
 #include "mirror/strategy/mirrored.h"
-#include "mirror/train/optimizer.h"
+#include "mirror/optim/optimizer.h"
 
 namespace mirror {
 
-// Where and how often a run saves checkpoints, and which one it resumes from.
+// How often a run saves checkpoints (where to is the caller's: see Trainer::save_checkpoints).
 struct CheckpointOptions {
-  std::string dir;           // empty: no checkpoints
   int64_t every_steps = 0;   // also every N steps; 0: at epoch ends (and on stop) only
   int keep_last = 3;         // step checkpoints kept; best.pt (best validation accuracy) is kept apart
-  std::string resume_from;   // a checkpoint file to continue from; empty: start fresh
 };
 
 struct TrainConfig {

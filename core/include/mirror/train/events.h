@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "mirror/strategy/mirrored.h"
+#include "mirror/strategy/step_result.h"
 
 namespace mirror {
 

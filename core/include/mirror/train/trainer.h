@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "mirror/data/dataset.h"
+#include "mirror/train/checkpoint_store.h"
 #include "mirror/train/config.h"
 #include "mirror/train/events.h"
 
@@ -14,6 +15,8 @@ namespace mirror {
 struct TrainControl {
   std::atomic<bool> stop{false};   // finish the current step, then end the run as stopped
   std::atomic<bool> pause{false};  // hold between steps until cleared (or stop is set)
+  // Set by the trainer while it holds between steps for a pause (the step in flight has landed).
+  std::atomic<bool> holding{false};
 };
 
 class Trainer {
@@ -23,9 +26,17 @@ class Trainer {
   Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset);
   ~Trainer();
 
+  // Puts a checkpoint's state on the replicas; run() then continues from its position, with the
+  // numbers an uninterrupted run would have had. Throws DataError when it does not fit this model
+  // or replica count. Call before run().
+  void resume(const Checkpoint& checkpoint);
+  // Saves checkpoints through `store` (not owned; it must outlive run()): at every epoch end,
+  // when stopped, at the step limit, and every config().checkpoints.every_steps steps.
+  void save_checkpoints(CheckpointStore* store) { store_ = store; }
+
   // Runs to completion, a stop, or a failure, reporting to `sink`. Never throws: failures
-  // (NaN loss, a failed replica, diverged replicas) end the run with RunStatus::kFailed and a
-  // message. Call once, from one thread.
+  // (NaN loss, a failed replica, diverged replicas, a checkpoint that cannot be written) end the
+  // run with RunStatus::kFailed and a message. Call once, from one thread.
   RunFinished run(EventSink& sink, TrainControl& control);
 
   const TrainConfig& config() const { return config_; }
@@ -36,6 +47,8 @@ class Trainer {
   TrainConfig config_;
   std::shared_ptr<const Dataset> dataset_;
   std::unique_ptr<MirroredStrategy> strategy_;
+  TrainPosition start_;                // where run() begins: step 0, or a checkpoint's position
+  CheckpointStore* store_ = nullptr;   // not owned; null: no checkpoints
 };
 
 // The dataset's description of its input, for model analysis.

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "mirror/train/optimizer.h"
+#include "mirror/optim/optimizer.h"
 #include "mirror/util/error.h"
 #include "nadam_golden.h"
 

@@ -47,8 +47,8 @@ TEST(Devices, TutorialTwoLogicalGpusOnOneGpu) {
   EXPECT_EQ(d[0].name(), "cuda:0/logical:0");
   EXPECT_EQ(d[1].name(), "cuda:0/logical:1");
   // NCCL refuses two ranks on one GPU, so logical GPUs reduce to one device, as TensorFlow does.
-  const auto c = choose_communicator(CommunicatorKind::kAuto, d);
-  EXPECT_EQ(c.kind, CommunicatorKind::kReduceToOne);
+  const auto c = choose_communicator("auto", d);
+  EXPECT_EQ(c.name, "reduce-to-one");
   EXPECT_NE(c.reason.find("share a physical device"), std::string::npos);
 }
 
@@ -76,11 +76,21 @@ TEST(Devices, ImpossibleRequestsListWhatIsAvailable) {
 
 TEST(Devices, CommunicatorChoiceExplainsItself) {
   const auto one = resolve_devices({"cpu", 1, 0}, cpu_and_two_gpus());
-  EXPECT_EQ(choose_communicator(CommunicatorKind::kAuto, one).kind, CommunicatorKind::kNone);
+  EXPECT_EQ(choose_communicator("auto", one).name, "none");
   const auto two = resolve_devices({"cpu", 2, 0}, cpu_and_two_gpus());
-  EXPECT_EQ(choose_communicator(CommunicatorKind::kAuto, two).kind, CommunicatorKind::kSharedMemory);
-  EXPECT_EQ(choose_communicator(CommunicatorKind::kReduceToOne, two).kind, CommunicatorKind::kReduceToOne);
+  EXPECT_EQ(choose_communicator("auto", two).name, "shared-memory");
+  EXPECT_EQ(choose_communicator("reduce-to-one", two).name, "reduce-to-one");
   const auto gpus = resolve_devices({"cuda", 1, 0}, cpu_and_two_gpus());
-  EXPECT_THROW(choose_communicator(CommunicatorKind::kSharedMemory, gpus), ConfigError);
-  EXPECT_THROW(parse_communicator("nccl-please"), ConfigError);
+  try {
+    choose_communicator("shared-memory", gpus);
+    ADD_FAILURE() << "shared-memory must refuse GPU replicas";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs CPU replicas"), std::string::npos) << e.what();
+  }
+  try {
+    choose_communicator("nccl-please", two);
+    ADD_FAILURE() << "an unknown backend must be refused";
+  } catch (const ConfigError& e) {  // the message lists what there is
+    EXPECT_NE(std::string(e.what()).find("auto, none, reduce-to-one, shared-memory"), std::string::npos) << e.what();
+  }
 }

@@ -9,6 +9,7 @@
 #include "mirror/data/synthetic.h"
 #include "mirror/model/presets.h"
 #include "mirror/runs/checkpoint.h"
+#include "mirror/strategy/fake_communicator.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
 
@@ -90,6 +91,9 @@ TEST(Trainer, DeterministicModeGivesTheSameNumbersForTheSameSeed) {
     Recorder rec;
     TrainControl control;
     const auto fin = t.run(rec, control);
+    // Equal numbers from two failed runs would prove nothing: both must have run to the end.
+    EXPECT_EQ(fin.status, RunStatus::kFinished) << fin.message;
+    EXPECT_EQ(rec.steps.size(), 3u * 12u);
     std::vector<double> losses;
     for (const auto& s : rec.steps) losses.push_back(s.loss);
     losses.push_back(fin.param_l2_norm);
@@ -144,6 +148,37 @@ TEST(Trainer, NanLossFailsTheRunWithAReadableMessage) {
   EXPECT_EQ(rec.order.back(), "finished");
 }
 
+TEST(Trainer, AFailingAllReduceFailsTheRunAtThatStepWithItsMessage) {
+  const auto fake = register_fake_communicator(FaultPlan{/*rank=*/1, /*fail_at_call=*/4, 0, 0});
+  TrainConfig c = blobs_config(2);
+  c.strategy.communicator = "fake";
+  Trainer t(c, blobs());
+  Recorder rec;
+  TrainControl control;
+  const auto fin = t.run(rec, control);
+  EXPECT_EQ(fin.status, RunStatus::kFailed);
+  EXPECT_NE(fin.message.find("injected failure in collective 4 on rank 1"), std::string::npos) << fin.message;
+  EXPECT_EQ(fin.steps, 3);  // steps 1-3 happened; the 4th never completed
+  EXPECT_EQ(rec.steps.size(), 3u);
+  EXPECT_EQ(rec.order.back(), "finished");
+}
+
+TEST(Trainer, AStalledReplicaShowsAsAllReduceWaitOnTheOthers) {
+  const auto fake = register_fake_communicator(FaultPlan{/*rank=*/1, 0, /*delay_at_call=*/2, /*delay_ms=*/80});
+  TrainConfig c = blobs_config(2);
+  c.strategy.communicator = "fake";
+  c.max_steps = 3;
+  Trainer t(c, blobs());
+  Recorder rec;
+  TrainControl control;
+  const auto fin = t.run(rec, control);
+  ASSERT_EQ(fin.status, RunStatus::kFinished) << fin.message;
+  EXPECT_EQ(rec.started.communicator, "fake");
+  ASSERT_EQ(rec.steps.size(), 3u);
+  EXPECT_GE(rec.steps[1].replicas[0].allreduce_ms, 70);  // replica 0 waited for replica 1
+  EXPECT_GE(rec.steps[1].step_seconds, 0.07);
+}
+
 TEST(Trainer, ImpossibleConfigsAreRejectedBeforeTraining) {
   TrainConfig c = blobs_config(2);
   c.batch_size = 0;
@@ -182,10 +217,11 @@ Trace run_blobs(const std::string& checkpoint_dir, int64_t max_steps, const std:
   drop.rate = 0.3;
   c.model.layers.insert(c.model.layers.begin() + 1, drop);
   c.max_steps = max_steps;
-  c.checkpoints.dir = checkpoint_dir;
   c.checkpoints.every_steps = 5;
-  c.checkpoints.resume_from = resume_from;
   Trainer t(c, blobs());
+  CheckpointFolder folder(checkpoint_dir, c.checkpoints.keep_last);
+  if (!checkpoint_dir.empty()) t.save_checkpoints(&folder);
+  if (!resume_from.empty()) t.resume(read_checkpoint(resume_from));
   Recorder rec;
   TrainControl control;
   Trace trace;
@@ -230,23 +266,3 @@ TEST(Trainer, ResumedRunContinuesWithExactlyTheUninterruptedNumbers) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(TrainConfig, JsonRoundTripKeepsEverythingARunNeeds) {
-  TrainConfig c = config_from_preset("seed-reuters");
-  c.dataset.name = "synthetic-text";
-  c.dataset.train_size = 123;
-  c.dataset.val_size = 45;
-  c.dataset.num_words = 1000;
-  c.optimizer.name = "sgd";
-  c.optimizer.momentum = 0.5;
-  c.optimizer.nesterov = true;
-  c.devices.logical = 3;
-  c.seed = 77;
-  c.max_steps = 9;
-  c.strategy.deterministic = true;
-  c.strategy.intra_op_threads = 1;
-  const TrainConfig back = config_from_json(nlohmann::json::parse(to_json(c).dump()));
-  EXPECT_EQ(to_json(back), to_json(c));
-  EXPECT_EQ(back.dataset.train_size, 123);
-  EXPECT_EQ(back.model.initializer, "keras");
-  EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"model": {}})")), ConfigError);
-}

@@ -1,4 +1,4 @@
-#include "mirror/train/optimizer.h"
+#include "mirror/optim/optimizer.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

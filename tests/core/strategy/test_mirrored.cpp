@@ -37,11 +37,11 @@ struct Trajectory {
   torch::Tensor params;
 };
 
-Trajectory train(int replicas, CommunicatorKind comm, const OptimizerConfig& opt, int steps, int64_t batch) {
+Trajectory train(int replicas, const std::string& comm, const OptimizerConfig& opt, int steps, int64_t batch) {
   const auto data = small_text();
   const auto analysis = analyze(small_text_model(), input_spec(*data));
   MirroredOptions mo;
-  mo.communicator = replicas > 1 ? comm : CommunicatorKind::kAuto;
+  mo.communicator = replicas > 1 ? comm : "auto";
   mo.sync_check_every = 5;
   MirroredStrategy s(cpu_replicas(replicas), analysis, opt, mo, /*seed=*/7);
   Trajectory t;
@@ -49,8 +49,8 @@ Trajectory train(int replicas, CommunicatorKind comm, const OptimizerConfig& opt
     std::vector<int64_t> idx;
     for (int64_t i = 0; i < batch; ++i) idx.push_back((step * batch + i * 7) % data->size(Split::kTrain));
     const auto r = s.train_step(data->gather(Split::kTrain, idx));
-    EXPECT_EQ(r.samples, batch);
-    t.losses.push_back(r.loss_sum / static_cast<double>(r.samples));
+    EXPECT_EQ(r.sums.samples, batch);
+    t.losses.push_back(r.sums.loss());
   }
   s.check_sync();
   t.params = s.replica_parameters(replicas - 1).clone();
@@ -62,7 +62,7 @@ double relative(const torch::Tensor& a, const torch::Tensor& b) {
 }
 }  // namespace
 
-class MirroredEquivalence : public ::testing::TestWithParam<CommunicatorKind> {};
+class MirroredEquivalence : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MirroredEquivalence, OneTwoThreeAndFourReplicasFollowTheSameTrajectory) {
   // Global batch 26 splits unevenly over 3 (9, 9, 8) and 4 (7, 7, 6, 6) replicas.
@@ -93,8 +93,8 @@ TEST(Mirrored, UnevenSplitGivesExactlyTheGlobalMeanGradient) {
   OptimizerConfig opt;
   opt.name = "sgd";
   opt.learning_rate = 1.0;
-  const Trajectory one = train(1, CommunicatorKind::kSharedMemory, opt, 1, 10);
-  const Trajectory three = train(3, CommunicatorKind::kSharedMemory, opt, 1, 10);  // shards 4, 3, 3
+  const Trajectory one = train(1, "shared-memory", opt, 1, 10);
+  const Trajectory three = train(3, "shared-memory", opt, 1, 10);  // shards 4, 3, 3
   EXPECT_LT(relative(three.params, one.params), 1e-6);
   const auto data = small_text();
   const auto analysis = analyze(small_text_model(), input_spec(*data));
@@ -141,10 +141,10 @@ TEST(Mirrored, ReplicasStartIdenticalAndReportTimings) {
   EXPECT_EQ(r.replicas[1].shard_size, 4);
   EXPECT_GT(r.replicas[0].compute_ms, 0);
   EXPECT_GE(r.replicas[1].allreduce_ms, 0);
-  EXPECT_EQ(s.communicator().kind, CommunicatorKind::kSharedMemory);
+  EXPECT_EQ(s.communicator().name, "shared-memory");
   const auto e = s.evaluate(data->slice(Split::kValidation, 0, 50));
-  EXPECT_EQ(e.samples, 50);
-  EXPECT_LE(e.correct, e.top_k_correct);
+  EXPECT_EQ(e.sums.samples, 50);
+  EXPECT_LE(e.sums.correct, e.sums.top_k_correct);
 }
 
 TEST(Mirrored, AFailingReplicaFailsTheStepWithoutHangingTheOthers) {

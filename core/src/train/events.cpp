@@ -1,4 +1,3 @@
-#include "mirror/train/metrics.h"
 #include "mirror/train/events.h"
 
 namespace mirror {

@@ -11,9 +11,13 @@ using namespace mirror;
 
 namespace {
 // Runs one all-reduce on `world` threads; rank r contributes tensors filled from (r + 1).
-std::vector<std::vector<torch::Tensor>> reduce_on_threads(CommunicatorKind kind, int world,
+std::unique_ptr<Communicator> make(const std::string& name, int world, int64_t bucket_bytes = 4096) {
+  return make_communicator(name, CommunicatorSpec{world, bucket_bytes, {}});
+}
+
+std::vector<std::vector<torch::Tensor>> reduce_on_threads(const std::string& name, int world,
                                                           const std::vector<int64_t>& sizes, int64_t bucket_bytes) {
-  auto comm = make_communicator(kind, world, bucket_bytes);
+  auto comm = make(name, world, bucket_bytes);
   std::vector<std::vector<torch::Tensor>> data(static_cast<size_t>(world));
   for (int r = 0; r < world; ++r)
     for (int64_t n : sizes) data[r].push_back(torch::arange(n, torch::kFloat32) * static_cast<float>(r + 1) + 0.25f * static_cast<float>(r));
@@ -25,7 +29,7 @@ std::vector<std::vector<torch::Tensor>> reduce_on_threads(CommunicatorKind kind,
 }
 }  // namespace
 
-class AllReduce : public ::testing::TestWithParam<CommunicatorKind> {};
+class AllReduce : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AllReduce, EveryRankGetsTheSameSumForAnyWorldAndTensorSize) {
   for (int world : {2, 3, 4, 5}) {
@@ -46,26 +50,32 @@ TEST_P(AllReduce, EveryRankGetsTheSameSumForAnyWorldAndTensorSize) {
 
 TEST_P(AllReduce, RepeatedCollectivesStayInStep) {
   const int world = 3;
-  auto comm = make_communicator(GetParam(), world, 4096);
+  auto comm = make(GetParam(), world);
   std::vector<torch::Tensor> buffers;
   for (int r = 0; r < world; ++r) buffers.push_back(torch::zeros({5000}));
+  // Each thread records the first wrong sum it sees; the test's thread reports them (a failure
+  // thrown inside a std::thread would abort the whole binary instead of failing this test).
+  std::vector<std::string> wrong(static_cast<size_t>(world));
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r)
     threads.emplace_back([&, r] {
       std::vector<torch::Tensor> list = {buffers[r]};
-      for (int round = 0; round < 50; ++round) {
+      for (int round = 0; round < 50 && wrong[r].empty(); ++round) {
         list[0].fill_(static_cast<float>(r + round));
         comm->allreduce_sum(r, list)->wait();
         // sum over ranks of (r + round) = 3 round + 3
-        if (list[0][4999].item<float>() != static_cast<float>(3 * round + 3)) throw std::runtime_error("wrong sum");
+        const float got = list[0][4999].item<float>();
+        if (got != static_cast<float>(3 * round + 3))
+          wrong[r] = "rank " + std::to_string(r) + " round " + std::to_string(round) + ": " + std::to_string(got);
       }
     });
   for (auto& t : threads) t.join();
+  for (const auto& w : wrong) EXPECT_TRUE(w.empty()) << w;
   EXPECT_FLOAT_EQ(buffers[1][0].item<float>(), 3 * 49 + 3);
 }
 
 TEST_P(AllReduce, AbortWakesRanksWaitingForAPeerThatNeverCame) {
-  auto comm = make_communicator(GetParam(), 3, 4096);
+  auto comm = make(GetParam(), 3);
   std::vector<std::vector<torch::Tensor>> data(3, std::vector<torch::Tensor>{torch::ones({10})});
   std::atomic<int> aborted{0};
   std::vector<std::thread> threads;
@@ -88,7 +98,7 @@ TEST_P(AllReduce, AbortWakesRanksWaitingForAPeerThatNeverCame) {
 }
 
 TEST_P(AllReduce, MismatchedTensorsAreAnError) {
-  auto comm = make_communicator(GetParam(), 2, 4096);
+  auto comm = make(GetParam(), 2);
   std::vector<torch::Tensor> a = {torch::ones({10})}, b = {torch::ones({11})};
   std::atomic<int> errors{0};
   auto call = [&](int r, std::vector<torch::Tensor>& t) {
@@ -109,9 +119,32 @@ INSTANTIATE_TEST_SUITE_P(Communicators, AllReduce,
                          mirror::testing::multi_replica_communicators(), mirror::testing::communicator_test_name);
 
 TEST(AllReduceSingle, OneReplicaNeedsNoCommunication) {
-  auto comm = make_communicator(CommunicatorKind::kNone, 1);
+  auto comm = make("none", 1);
   std::vector<torch::Tensor> t = {torch::ones({4})};
   comm->allreduce_sum(0, t)->wait();
   EXPECT_FLOAT_EQ(t[0][0].item<float>(), 1.0f);
-  EXPECT_THROW(make_communicator(CommunicatorKind::kNone, 2), ConfigError);
+  EXPECT_THROW(make("none", 2), ConfigError);
+}
+
+TEST(CommunicatorRegistry, ListsTheBuiltInsWithAvailabilityAndAcceptsNewBackends) {
+  auto& registry = CommunicatorRegistry::instance();
+  const auto names = registry.available_multi_replica({});
+  EXPECT_EQ(names, (std::vector<std::string>{"reduce-to-one", "shared-memory"}));
+  const std::vector<LogicalDevice> gpus = {LogicalDevice{PhysicalDevice{DeviceType::kCuda, 0, "cuda:0", "GPU", 0, 0}, 0, 1},
+                                           LogicalDevice{PhysicalDevice{DeviceType::kCuda, 1, "cuda:1", "GPU", 0, 0}, 0, 1}};
+  EXPECT_EQ(registry.find("shared-memory")->unavailable(gpus), "needs CPU replicas; use reduce-to-one for GPUs");
+  EXPECT_EQ(registry.available_multi_replica(gpus), std::vector<std::string>{"reduce-to-one"});
+  // A backend that registers with a higher rank is what `auto` picks, and tests see it.
+  registry.add({"test-best", "sums like reduce-to-one", [](const std::vector<LogicalDevice>&) { return std::string(); },
+                100, "test-best: the best there is", [](const CommunicatorSpec& s) {
+                  return make_communicator("reduce-to-one", s);
+                }});
+  const auto cpus = resolve_devices({"cpu", 2, 0}, list_physical_devices());
+  EXPECT_EQ(choose_communicator("auto", cpus).name, "test-best");
+  EXPECT_THROW(registry.add({"test-best", "", [](const std::vector<LogicalDevice>&) { return std::string(); }, 0, "",
+                             [](const CommunicatorSpec& s) { return make_communicator("none", s); }}),
+               std::invalid_argument);
+  registry.remove("test-best");
+  EXPECT_EQ(choose_communicator("auto", cpus).name, "shared-memory");
+  EXPECT_THROW(make_communicator("test-best", CommunicatorSpec{2, 4096, {}}), ConfigError);
 }

@@ -1,0 +1,67 @@
+# Fails the build when an #include goes against the floors of the tree (docs/ARCHITECTURE.md):
+#   core:  util -> data -> model -> optim -> strategy -> train -> runs   (a floor includes only
+#          its own and lower floors), and nothing in core includes Qt;
+#   ui:    never includes LibTorch directly (the window never touches a tensor);
+#   app/mirrortrain: never includes the ui.
+# Run as: cmake -DSOURCE_DIR=<repo> -P check_floors.cmake
+set(floors util data model optim strategy train runs)
+list(JOIN floors " -> " floor_text)
+set(problems "")
+
+function(floor_of area out)
+  list(FIND floors "${area}" rank)
+  set(${out} ${rank} PARENT_SCOPE)
+endfunction()
+
+file(GLOB_RECURSE core_files RELATIVE "${SOURCE_DIR}/core"
+     "${SOURCE_DIR}/core/include/mirror/*.h" "${SOURCE_DIR}/core/src/*.cpp" "${SOURCE_DIR}/core/src/*.h")
+foreach(rel IN LISTS core_files)
+  if(rel MATCHES "^include/mirror/([a-z_]+)/")
+    set(area "${CMAKE_MATCH_1}")
+  elseif(rel MATCHES "^src/([a-z_]+)/")
+    set(area "${CMAKE_MATCH_1}")
+  else()
+    list(APPEND problems "core/${rel}: not inside a floor folder (${floor_text})")
+    continue()
+  endif()
+  floor_of("${area}" rank)
+  if(rank LESS 0)
+    list(APPEND problems "core/${rel}: '${area}' is not a floor (${floor_text}); add it to cmake/check_floors.cmake in its place")
+    continue()
+  endif()
+  file(STRINGS "${SOURCE_DIR}/core/${rel}" includes REGEX "^[ \t]*#[ \t]*include")
+  foreach(line IN LISTS includes)
+    if(line MATCHES "#[ \t]*include[ \t]*\"mirror/([a-z_]+)/")
+      set(target "${CMAKE_MATCH_1}")
+      floor_of("${target}" target_rank)
+      if(target_rank GREATER rank)
+        list(APPEND problems "core/${rel}: ${area}/ includes ${target}/, a higher floor (${line})")
+      endif()
+    elseif(line MATCHES "#[ \t]*include[ \t]*<Q")
+      list(APPEND problems "core/${rel}: core is Qt-free (${line})")
+    endif()
+  endforeach()
+endforeach()
+
+file(GLOB ui_files "${SOURCE_DIR}/ui/*.h" "${SOURCE_DIR}/ui/*.cpp")
+foreach(path IN LISTS ui_files)
+  file(STRINGS "${path}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*<(torch|ATen|c10)/")
+  foreach(line IN LISTS includes)
+    file(RELATIVE_PATH rel "${SOURCE_DIR}" "${path}")
+    list(APPEND problems "${rel}: the ui never touches a tensor (${line})")
+  endforeach()
+endforeach()
+
+file(GLOB cli_files "${SOURCE_DIR}/app/mirrortrain/*.h" "${SOURCE_DIR}/app/mirrortrain/*.cpp")
+foreach(path IN LISTS cli_files)
+  file(STRINGS "${path}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"ui/")
+  foreach(line IN LISTS includes)
+    file(RELATIVE_PATH rel "${SOURCE_DIR}" "${path}")
+    list(APPEND problems "${rel}: the headless CLI does not include the ui (${line})")
+  endforeach()
+endforeach()
+
+if(problems)
+  list(JOIN problems "\n  " text)
+  message(FATAL_ERROR "Includes against the floors:\n  ${text}\n")
+endif()

@@ -1,0 +1,47 @@
+#pragma once
+// What a mirrored step (or an evaluation batch) yields, as plain values. Light on purpose: no
+// torch, so event headers and the window can include it without paying for LibTorch.
+
+#include <cstdint>
+#include <vector>
+
+namespace mirror {
+
+// Where one replica's step time went, in milliseconds.
+struct ReplicaTiming {
+  int replica = 0;
+  int64_t shard_size = 0;
+  double compute_ms = 0;    // forward + backward
+  double allreduce_ms = 0;  // waiting for and doing the all-reduce
+  double update_ms = 0;     // optimizer update
+};
+
+// Sums over examples: of one step's global batch, of an epoch so far, of a validation pass.
+// The one type for these sums everywhere (steps, epochs, checkpoints); divide by `samples` for
+// means. Not thread-safe.
+struct MetricSums {
+  int64_t samples = 0;
+  double loss_sum = 0;        // sum of per-example losses
+  int64_t correct = 0;        // arg-max hits
+  int64_t top_k_correct = 0;  // label among the k largest logits
+
+  void add(const MetricSums& o) {
+    samples += o.samples;
+    loss_sum += o.loss_sum;
+    correct += o.correct;
+    top_k_correct += o.top_k_correct;
+  }
+  double loss() const { return samples ? loss_sum / static_cast<double>(samples) : 0.0; }
+  double accuracy() const { return samples ? static_cast<double>(correct) / static_cast<double>(samples) : 0.0; }
+  double top_k_accuracy() const {
+    return samples ? static_cast<double>(top_k_correct) / static_cast<double>(samples) : 0.0;
+  }
+};
+
+// One step's sums over the global batch, and each replica's timing (train steps only).
+struct StepResult {
+  MetricSums sums;
+  std::vector<ReplicaTiming> replicas;
+};
+
+}  // namespace mirror

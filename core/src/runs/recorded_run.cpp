@@ -1,0 +1,75 @@
+#include "mirror/runs/recorded_run.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "mirror/data/registry.h"
+#include "mirror/runs/checkpoint.h"
+#include "mirror/runs/resume.h"
+#include "mirror/runs/run_writer.h"
+#include "mirror/runs/tensorboard.h"
+
+namespace mirror {
+
+namespace {
+std::string checkpoint_dir(const std::string& run_dir) {
+  return (std::filesystem::path(run_dir) / "checkpoints").string();
+}
+}  // namespace
+
+std::string plan_run_dir(const std::string& root, const TrainConfig& c, const std::string& label) {
+  return new_run_dir(root, !label.empty() ? label : !c.preset.empty() ? c.preset : c.model.name);
+}
+
+RecordedRun::RecordedRun(RunPlan plan, std::shared_ptr<const Dataset> dataset) {
+  plan.config.validate();
+  if (!dataset) dataset = load_dataset(plan.config.dataset);
+  trainer_ = std::make_unique<Trainer>(plan.config, std::move(dataset));
+  dir_ = std::move(plan.dir);
+  if (dir_.empty()) return;
+  writer_ = std::make_unique<RunWriter>(dir_, to_json(plan.config), plan.extra);
+  if (!plan.meta.name.empty() || !plan.meta.tags.empty() || !plan.meta.notes.empty()) write_meta(dir_, plan.meta);
+  checkpoints_ = std::make_unique<CheckpointFolder>(checkpoint_dir(dir_), plan.config.checkpoints.keep_last);
+  trainer_->save_checkpoints(checkpoints_.get());
+  add_tensorboard();
+}
+
+std::unique_ptr<RecordedRun> RecordedRun::resume(const std::string& dir, const ResumeOptions& options) {
+  ResumePoint p = resume_point(dir);
+  if (options.epochs) p.config.epochs = *options.epochs;
+  if (options.max_steps) p.config.max_steps = *options.max_steps;
+  p.config.validate();
+  std::unique_ptr<RecordedRun> run(new RecordedRun);
+  run->trainer_ = std::make_unique<Trainer>(p.config, load_dataset(p.config.dataset));
+  run->trainer_->resume(p.saved);
+  run->dir_ = dir;
+  run->resumed_from_step_ = p.from_step;
+  run->resumed_from_checkpoint_ = p.checkpoint;
+  run->writer_ = RunWriter::resume(dir, p.from_step);
+  run->checkpoints_ = std::make_unique<CheckpointFolder>(checkpoint_dir(dir), p.config.checkpoints.keep_last);
+  run->trainer_->save_checkpoints(run->checkpoints_.get());
+  run->add_tensorboard();
+  return run;
+}
+
+RecordedRun::~RecordedRun() = default;
+
+void RecordedRun::add_tensorboard() {
+  try {
+    tensorboard_ = std::make_unique<TensorBoardWriter>(dir_);
+  } catch (const std::exception& e) {  // the run is still recorded in run.json and metrics.jsonl
+    warnings_.push_back(fmt::format("no TensorBoard events for this run: {}", e.what()));
+  }
+}
+
+RunFinished RecordedRun::run(EventSink& observer, TrainControl& control) {
+  std::vector<EventSink*> sinks;
+  if (writer_) sinks.push_back(writer_.get());
+  if (tensorboard_) sinks.push_back(tensorboard_.get());
+  sinks.push_back(&observer);  // last: the records already hold what it hears
+  TeeSink tee(sinks);
+  return trainer_->run(tee, control);
+}
+
+}  // namespace mirror

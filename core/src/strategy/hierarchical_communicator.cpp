@@ -1,0 +1,58 @@
+#include "mirror/strategy/hierarchical_communicator.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include "mirror/util/error.h"
+
+namespace mirror {
+
+namespace {
+class DoneWork : public Work {
+ public:
+  void wait() override {}
+  bool is_completed() const override { return true; }
+};
+}  // namespace
+
+HierarchicalCommunicator::HierarchicalCommunicator(std::unique_ptr<Communicator> local,
+                                                   std::shared_ptr<Communicator> cross, int process_rank)
+    : local_(std::move(local)), cross_(std::move(cross)), process_rank_(process_rank), barrier_(local_->world_size()) {
+  if (process_rank_ < 0 || process_rank_ >= cross_->world_size())
+    throw std::invalid_argument(fmt::format("hierarchical communicator: process rank {} outside [0, {})",
+                                            process_rank_, cross_->world_size()));
+}
+
+std::shared_ptr<Work> HierarchicalCommunicator::allreduce_sum(int rank, std::vector<torch::Tensor>& tensors) {
+  local_->allreduce_sum(rank, tensors)->wait();  // every local rank now holds the process's sum
+  if (rank == 0) {
+    try {
+      cross_->allreduce_sum(process_rank_, tensors)->wait();
+    } catch (const std::exception& e) {
+      barrier_.abort(fmt::format("the cross-process all-reduce failed: {}", e.what()));
+      throw;
+    }
+    root_ = &tensors;
+  }
+  barrier_.arrive_and_wait();
+  if (rank != 0)
+    for (size_t i = 0; i < tensors.size(); ++i) tensors[i].copy_((*root_)[i]);
+  barrier_.arrive_and_wait();  // rank 0's tensors stay untouched until everyone has copied them
+  return std::make_shared<DoneWork>();
+}
+
+void HierarchicalCommunicator::abort(const std::string& reason) {
+  barrier_.abort(reason);
+  local_->abort(reason);
+  cross_->abort(reason);
+}
+
+void HierarchicalCommunicator::reset() {
+  barrier_.reset();
+  local_->reset();
+  cross_->reset();
+}
+
+std::string HierarchicalCommunicator::name() const { return local_->name() + "+" + cross_->name(); }
+
+}  // namespace mirror

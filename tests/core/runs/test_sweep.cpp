@@ -1,0 +1,117 @@
+// Sweeps: grids expanded up front, and the Sweep that plans their runs for the CLI and the window.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "mirror/runs/run_reader.h"
+#include "mirror/runs/sweep.h"
+#include "mirror/util/error.h"
+#include "test_helpers.h"
+
+using namespace mirror;
+using mirror::testing::error_of;
+using mirror::testing::TempDir;
+
+namespace {
+TrainConfig tiny_config() {
+  TrainConfig c = config_from_preset("spirals-mlp");
+  c.dataset.name = "blobs";
+  c.dataset.train_size = 120;
+  c.dataset.val_size = 40;
+  c.epochs = 1;
+  c.batch_size = 40;
+  c.devices.logical = 1;
+  return c;
+}
+}  // namespace
+
+TEST(Sweep, PlansEachPointAsATaggedRunAndRunsThemThroughRecordedRun) {
+  TempDir tmp;
+  const auto points = expand_sweep(tiny_config(), {parse_sweep_axis("lr=0.01,0.1", tiny_config()), scaling_axis({1, 2})});
+  ASSERT_EQ(points.size(), 4u);
+  Sweep sweep(points, SweepOptions{tmp.str(), /*scaling=*/true, {}});
+  EXPECT_EQ(sweep.id().rfind("sw-", 0), 0u);
+  std::vector<std::string> dirs;
+  while (auto plan = sweep.next()) {
+    EXPECT_NE(plan->dir.find("-sweep-" + std::to_string(sweep.position())), std::string::npos) << plan->dir;
+    EXPECT_EQ(plan->meta.name, sweep.label(sweep.position()));
+    EXPECT_EQ(plan->meta.tags, std::vector<std::string>{sweep.id()});
+    EXPECT_EQ(plan->extra["sweep"]["index"], sweep.position());
+    EXPECT_EQ(plan->extra["sweep"]["of"], 4);
+    EXPECT_EQ(plan->extra["sweep"]["scaling"], true);
+    RecordedRun run(*plan, sweep.dataset_for(plan->config));
+    EventSink quiet;
+    TrainControl control;
+    EXPECT_EQ(run.run(quiet, control).status, RunStatus::kFinished);
+    dirs.push_back(run.dir());
+  }
+  EXPECT_EQ(sweep.dirs(), dirs);
+  EXPECT_FALSE(sweep.next());
+  const RunRecord last = read_run(dirs.back());
+  EXPECT_EQ(last.meta.name, "lr=0.1 logical=2");
+  EXPECT_EQ(last.run["config"]["devices"]["logical"], 2);
+  EXPECT_DOUBLE_EQ(last.run["config"]["optimizer"]["learning_rate"].get<double>(), 0.1);
+}
+
+TEST(Sweep, LoadsEachDatasetOnceAndTakesOneAlreadyLoaded) {
+  Sweep sweep({}, SweepOptions{"/nonexistent", false, "sw-given"});
+  EXPECT_EQ(sweep.id(), "sw-given");
+  TrainConfig a = tiny_config();
+  TrainConfig b = a;
+  b.optimizer.learning_rate = 0.5;  // not a dataset option: the same dataset
+  TrainConfig other = a;
+  other.dataset.train_size = 80;
+  const auto da = sweep.dataset_for(a);
+  EXPECT_EQ(sweep.dataset_for(b).get(), da.get());
+  EXPECT_NE(sweep.dataset_for(other).get(), da.get());
+  auto given = load_dataset(a.dataset);
+  TrainConfig c = a;
+  c.dataset.seed = 9;
+  sweep.provide_dataset(c, given);
+  EXPECT_EQ(sweep.dataset_for(c).get(), given.get());
+}
+
+TEST(Sweep, AxesParseWithShortNamesAndCheckTheirValues) {
+  const SweepAxis lr = parse_sweep_axis("lr=0.01, 0.1,1e-3");
+  EXPECT_EQ(lr.key, "optimizer.learning_rate");
+  ASSERT_EQ(lr.values.size(), 3u);
+  EXPECT_DOUBLE_EQ(lr.values[2].get<double>(), 1e-3);
+  EXPECT_EQ(parse_sweep_axis("optimizer=adam,sgd").values[1], "sgd");
+  EXPECT_EQ(parse_sweep_axis("devices.logical=1,2").name, "devices.logical");
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr"); }).find("KEY=V1,V2"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("learning_rate=0.1"); }).find("unknown setting"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("model=1"); }).find("unknown setting"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("batch=32.5"); }).find("whole number"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr=fast"); }).find("a number"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr=,"); }).find("no values"), std::string::npos);
+  // Keys are those of the base config: Adam's betas exist only for Adam-family optimizers.
+  TrainConfig adam;
+  adam.optimizer.name = "adam";
+  TrainConfig sgd;
+  sgd.optimizer.name = "sgd";
+  EXPECT_EQ(parse_sweep_axis("optimizer.beta1=0.8,0.9", adam).values.size(), 2u);
+  EXPECT_NE(error_of<ConfigError>([&] { parse_sweep_axis("optimizer.beta1=0.8", sgd); }).find("unknown setting"),
+            std::string::npos);
+}
+
+TEST(Sweep, GridExpandsFirstAxisSlowestAndRejectsAnImpossibleCombinationUpFront) {
+  TrainConfig base = config_from_preset("spirals-mlp");
+  const auto points = expand_sweep(base, {parse_sweep_axis("lr=0.01,0.1"), parse_sweep_axis("batch=16,32,64")});
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[0].label, "lr=0.01 batch=16");
+  EXPECT_EQ(points[5].label, "lr=0.1 batch=64");
+  EXPECT_DOUBLE_EQ(points[4].config.optimizer.learning_rate, 0.1);
+  EXPECT_EQ(points[4].config.batch_size, 32);
+  // Everything else is the base config's.
+  EXPECT_EQ(points[4].config.model.layers.size(), base.model.layers.size());
+  EXPECT_EQ(points[4].config.dataset.name, base.dataset.name);
+  EXPECT_EQ(points[4].config.seed, base.seed);
+  const auto scaling = expand_sweep(base, {scaling_axis({1, 2, 4})});
+  ASSERT_EQ(scaling.size(), 3u);
+  EXPECT_EQ(scaling[2].config.devices.logical, 4);
+  EXPECT_EQ(scaling[2].label, "logical=4");
+  const std::string err = error_of<ConfigError>([&] { expand_sweep(base, {parse_sweep_axis("lr=0.1,-1")}); });
+  EXPECT_NE(err.find("sweep run 2 of 2 (lr=-1)"), std::string::npos) << err;
+  EXPECT_NE(error_of<ConfigError>([&] { expand_sweep(base, {}); }), "");
+}

@@ -1,0 +1,36 @@
+#pragma once
+// The Live page: loss, accuracy and top-k charts of the current run, and the replica view. It
+// subscribes to a LiveRun and redraws on its frames.
+
+#include <QSplitter>
+
+#include "ui/run_metrics.h"
+
+namespace mirror::ui {
+
+class LiveRun;
+class MetricChart;
+class ReplicaView;
+
+class LivePage : public QSplitter {
+  Q_OBJECT
+ public:
+  explicit LivePage(LiveRun* run, QWidget* parent = nullptr);
+
+  MetricChart* chart(Metric m) const { return charts_[static_cast<int>(m)]; }
+  ReplicaView* replica_view() const { return replicas_; }
+  void set_log_loss(bool on);
+  void set_dark(bool dark);
+  void set_line_width(double width);
+  // Writes loss/accuracy/top_k_accuracy .png and .svg into `dir`; the names it could not write.
+  QStringList export_charts(const QString& dir);
+
+ private:
+  void redraw();
+
+  LiveRun* run_;
+  MetricChart* charts_[3];
+  ReplicaView* replicas_;
+};
+
+}  // namespace mirror::ui

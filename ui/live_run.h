@@ -1,0 +1,68 @@
+#pragma once
+// The run the window is showing, as one model that every live view subscribes to: the events of
+// the run as they arrive from a TrainingController, every metric recorded so far, and a paced
+// `frame` signal on which views redraw. A new view connects to LiveRun; MainWindow does not grow.
+// GUI thread only.
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QTimer>
+
+#include "mirror/train/events.h"
+#include "ui/event_types.h"
+#include "ui/run_metrics.h"
+
+namespace mirror::ui {
+
+class TrainingController;
+
+class LiveRun : public QObject {
+  Q_OBJECT
+ public:
+  // Follows `controller`'s runs (not owned; it must outlive this model).
+  explicit LiveRun(TrainingController* controller, QObject* parent = nullptr);
+
+  // A run is about to start: forget the last one's points and mark this one running.
+  void begin();
+  // The run did not start after all (the previous one was still shutting down).
+  void abandon();
+
+  bool running() const { return running_; }
+  const RunMetrics& metrics() const { return metrics_; }
+  const RunStarted& started() const { return started_; }
+  const StepMetrics& last_step() const { return last_step_; }  // global_step 0: no step yet
+  const RunFinished& last_result() const { return last_result_; }
+  // Seconds left until `epochs` epochs are done, from a moving average of the step time.
+  double eta_seconds(int epochs) const;
+  // Asks for a frame soon (a view changed how it draws: a theme, a log axis).
+  void touch() { dirty_ = true; }
+
+ Q_SIGNALS:
+  void run_started(const mirror::RunStarted& e);
+  // Redraw now from metrics() and last_step(). While training, frames come at most ~30 times a
+  // second and use at most ~1% of the wall time (drawing competes with the replicas for the
+  // cores); between runs, at once.
+  void frame();
+  void run_finished(const mirror::RunFinished& e);
+
+ private:
+  void on_started(const RunStarted& e);
+  void on_steps(const std::vector<StepMetrics>& batch);
+  void on_epoch(const EpochMetrics& e);
+  void on_finished(const RunFinished& e);
+  void tick();
+  void draw();
+
+  RunMetrics metrics_;
+  RunStarted started_;
+  StepMetrics last_step_;
+  RunFinished last_result_;
+  bool running_ = false;
+  bool dirty_ = false;
+  double step_seconds_ema_ = 0;
+  QTimer timer_;
+  QElapsedTimer since_draw_;  // since the last frame
+  double draw_cost_ms_ = 0;   // smoothed cost of one frame
+};
+
+}  // namespace mirror::ui

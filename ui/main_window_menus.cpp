@@ -1,0 +1,176 @@
+// The window's toolbar and menus, and what their entries do.
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStyle>
+#include <QTabWidget>
+#include <QTextStream>
+#include <QToolBar>
+
+#include "ui/compare_view.h"
+#include "ui/dataset_panel.h"
+#include "ui/live_page.h"
+#include "ui/live_run.h"
+#include "ui/main_window.h"
+#include "ui/run_launcher.h"
+#include "ui/runs_browser.h"
+#include "ui/sweep_dialog.h"
+#include "ui/theme.h"
+#include "ui/window_settings.h"
+
+namespace mirror::ui {
+
+void MainWindow::build_actions() {
+  auto* tb = addToolBar("Run");
+  tb->setObjectName("run_toolbar");
+  tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  train_ = tb->addAction(style()->standardIcon(QStyle::SP_MediaPlay), "Train", this, &MainWindow::start_training);
+  train_->setShortcut(QKeySequence("Ctrl+Return"));
+  train_->setToolTip("Start training with these settings (Ctrl+Enter)");
+  pause_ = tb->addAction(style()->standardIcon(QStyle::SP_MediaPause), "Pause");
+  pause_->setCheckable(true);
+  pause_->setShortcut(QKeySequence("Ctrl+P"));
+  pause_->setToolTip("Hold training between steps (Ctrl+P)");
+  connect(pause_, &QAction::toggled, this, [this](bool on) {
+    launcher_->set_paused(on);
+    status_->setText(on ? "Paused." : "Resumed.");
+  });
+  stop_ = tb->addAction(style()->standardIcon(QStyle::SP_MediaStop), "Stop", this, [this] { launcher_->stop(); });
+  stop_->setShortcut(QKeySequence("Ctrl+."));
+  stop_->setToolTip("Stop after the current step (Ctrl+.)");
+  tb->addSeparator();
+  log_scale_ = tb->addAction("log loss");
+  log_scale_->setCheckable(true);
+  log_scale_->setToolTip("Logarithmic loss axis");
+  connect(log_scale_, &QAction::toggled, live_page_, &LivePage::set_log_loss);
+  auto* file = menuBar()->addMenu("&File");
+  file->addAction("Open dataset folder…", this, [this] {
+    const QString d = QFileDialog::getExistingDirectory(this, "Dataset folder");
+    if (d.isEmpty()) return;
+    dataset_->set_dataset(dataset_->options().name.c_str(), d);
+    dataset_->load();
+  });
+  recent_ = file->addMenu("Recent datasets");
+  file->addSeparator();
+  file->addAction("Export charts (PNG and SVG)…", this, &MainWindow::export_charts);
+  file->addAction("Export metrics as CSV…", this, &MainWindow::export_csv);
+  file->addSeparator();
+  file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
+  auto* run = menuBar()->addMenu("&Run");
+  run->addActions({train_, pause_, stop_});
+  run->addSeparator();
+  sweep_action_ = run->addAction("Sweep…", this, &MainWindow::open_sweep_dialog);
+  sweep_action_->setToolTip("Train every combination of learning rates, batch sizes and device counts, then compare");
+  scaling_action_ = run->addAction("Scaling study (1, 2, 4 logical devices)", this, &MainWindow::start_scaling_study);
+  scaling_action_->setToolTip("The same config on 1, 2 and 4 logical devices: throughput, efficiency, where the time goes");
+  tb->addSeparator();
+  tb->addAction(scaling_action_);
+  auto* runs = menuBar()->addMenu("R&uns");
+  runs->addAction("Show runs", QKeySequence("Ctrl+R"), this, [this] { views_->setCurrentIndex(1); });
+  runs->addAction("Show live training", QKeySequence("Ctrl+L"), this, [this] { views_->setCurrentIndex(0); });
+  runs->addAction("Open run folder…", this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, "Open a run folder (holding run.json)", browser_->root());
+    if (dir.isEmpty()) return;
+    QString error;
+    if (browser_->open_run(dir, &error)) views_->setCurrentIndex(1);
+    else QMessageBox::warning(this, "Not a run", error);
+  });
+  runs->addAction("Export comparison…", this, &MainWindow::export_comparison);
+  auto* view = menuBar()->addMenu("&View");
+  dark_ = view->addAction("Dark theme");
+  dark_->setCheckable(true);
+  connect(dark_, &QAction::toggled, this, &MainWindow::set_dark);
+  projector_ = view->addAction("Projector mode (large fonts, thick lines)");
+  projector_->setCheckable(true);
+  projector_->setShortcut(QKeySequence("F11"));
+  connect(projector_, &QAction::toggled, this, &MainWindow::set_projector);
+  view->addAction(log_scale_);
+  auto* help = menuBar()->addMenu("&Help");
+  help->addAction("About", this, [this] {
+    QMessageBox::about(this, "Mirror Workbench",
+                       "Mirrored synchronous data-parallel training (TensorFlow MirroredStrategy semantics) on "
+                       "LibTorch: replicate the model, shard each global batch, all-reduce the gradients, apply "
+                       "the same update on every replica.");
+  });
+}
+
+void MainWindow::open_sweep_dialog() {
+  if (running() || !train_->isEnabled()) return;
+  SweepDialog dialog(current_config(), this);
+  if (dialog.exec() == QDialog::Accepted && !dialog.points().empty()) start_sweep(dialog.points(), false);
+}
+
+void MainWindow::export_comparison() {
+  if (compare_->runs().empty()) {
+    QMessageBox::information(this, "Export comparison", "Select the runs to compare on the Runs page first.");
+    return;
+  }
+  QString filter;
+  const QString path = QFileDialog::getSaveFileName(
+      this, "Export comparison", "comparison.html",
+      "Report, HTML (*.html);;Report, Markdown (*.md);;Image, PNG (*.png);;Image, SVG (*.svg)", &filter);
+  if (path.isEmpty()) return;
+  bool ok = false;
+  if (path.endsWith(".png", Qt::CaseInsensitive)) ok = compare_->export_png(path);
+  else if (path.endsWith(".svg", Qt::CaseInsensitive)) ok = compare_->export_svg(path);
+  else ok = compare_->export_report(path);
+  if (!ok) QMessageBox::warning(this, "Export failed", "Cannot write " + path);
+  else status_->setText("Comparison written to " + path);
+}
+
+void MainWindow::set_dark(bool dark) {
+  apply_theme(*qApp, dark);
+  live_page_->set_dark(dark);
+  compare_->set_dark(dark);
+}
+
+void MainWindow::set_projector(bool on) {
+  apply_font_scale(*qApp, on ? 1.6 : 1.0);
+  live_page_->set_line_width(on ? 4.0 : 2.0);
+  compare_->set_line_width(on ? 4.0 : 2.0);
+}
+
+void MainWindow::export_charts() {
+  const QString dir = QFileDialog::getExistingDirectory(this, "Export charts to");
+  if (dir.isEmpty()) return;
+  for (const QString& name : live_page_->export_charts(dir))
+    QMessageBox::warning(this, "Export failed", QString("Cannot write %1.png/.svg in %2").arg(name, dir));
+}
+
+void MainWindow::export_csv() {
+  const QString path = QFileDialog::getSaveFileName(this, "Export metrics", "metrics.csv", "CSV (*.csv)");
+  if (path.isEmpty()) return;
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) {
+    QMessageBox::warning(this, "Export failed", "Cannot write " + path);
+    return;
+  }
+  QTextStream(&f) << metrics().to_csv();
+}
+
+void MainWindow::remember_dataset() {
+  if (!settings_) return;
+  const auto o = dataset_->options();
+  settings_->remember_dataset(QString::fromStdString(o.name), QString::fromStdString(o.data_dir));
+  rebuild_recent_menu();
+}
+
+void MainWindow::rebuild_recent_menu() {
+  recent_->clear();
+  const QStringList recent = settings_ ? settings_->recent_datasets() : QStringList();
+  for (const QString& entry : recent) {
+    const auto parts = entry.split('|');
+    recent_->addAction(QString(entry).replace('|', " — "), this, [this, parts] {
+      dataset_->set_dataset(parts[0], parts.size() > 1 ? parts[1] : QString());
+      dataset_->load();
+    });
+  }
+  recent_->setEnabled(!recent.isEmpty());
+}
+
+}  // namespace mirror::ui

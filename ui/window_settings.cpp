@@ -1,0 +1,36 @@
+#include "ui/window_settings.h"
+
+#include <QSettings>
+
+namespace mirror::ui {
+
+WindowLayout WindowSettings::layout() const {
+  QSettings s;
+  return {s.value("geometry").toByteArray(), s.value("split").toByteArray(), s.value("dark", false).toBool(),
+          s.value("projector", false).toBool()};
+}
+
+void WindowSettings::save_layout(const WindowLayout& layout) {
+  QSettings s;
+  s.setValue("geometry", layout.geometry);
+  s.setValue("split", layout.split);
+  s.setValue("dark", layout.dark);
+  s.setValue("projector", layout.projector);
+}
+
+QString WindowSettings::preset(const QString& fallback) const { return QSettings().value("preset", fallback).toString(); }
+
+void WindowSettings::save_preset(const QString& preset) { QSettings().setValue("preset", preset); }
+
+QStringList WindowSettings::recent_datasets() const { return QSettings().value("recent_datasets").toStringList(); }
+
+void WindowSettings::remember_dataset(const QString& name, const QString& folder) {
+  const QString entry = name + (folder.isEmpty() ? "" : "|" + folder);
+  QStringList recent = recent_datasets();
+  recent.removeAll(entry);
+  recent.prepend(entry);
+  while (recent.size() > 8) recent.removeLast();
+  QSettings().setValue("recent_datasets", recent);
+}
+
+}  // namespace mirror::ui

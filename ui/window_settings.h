@@ -1,0 +1,29 @@
+#pragma once
+// What the window remembers between sessions (QSettings): its layout, theme, projector mode,
+// the last preset, and the datasets opened recently.
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+namespace mirror::ui {
+
+struct WindowLayout {
+  QByteArray geometry;
+  QByteArray split;
+  bool dark = false;
+  bool projector = false;
+};
+
+class WindowSettings {
+ public:
+  WindowLayout layout() const;
+  void save_layout(const WindowLayout& layout);
+  QString preset(const QString& fallback) const;
+  void save_preset(const QString& preset);
+  // Newest first, at most eight: "name" or "name|folder".
+  QStringList recent_datasets() const;
+  void remember_dataset(const QString& name, const QString& folder);
+};
+
+}  // namespace mirror::ui
