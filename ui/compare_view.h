@@ -11,6 +11,7 @@
 
 #include "mirror/runs/compare.h"
 #include "mirror/runs/run_reader.h"
+#include "ui/run_metrics.h"
 
 class QChartView;
 class QCheckBox;
@@ -21,8 +22,10 @@ class QTabWidget;
 class QTableWidget;
 
 namespace mirror::ui {
+class ScalingPage;
+}
 
-enum class XAxis { kStep, kEpoch, kSamples, kTime, kWall };
+namespace mirror::ui {
 
 class CompareView : public QWidget {
   Q_OBJECT
@@ -57,8 +60,8 @@ class CompareView : public QWidget {
   QChartView* loss_chart() const { return charts_[0]; }
   QChartView* accuracy_chart() const { return charts_[1]; }
   QTableWidget* table() const { return table_; }
-  QTableWidget* scaling_table() const { return scaling_table_; }
-  QLabel* scaling_text() const { return scaling_text_; }
+  QTableWidget* scaling_table() const;
+  QLabel* scaling_text() const;
   QTabWidget* pages() const { return pages_; }
 
  Q_SIGNALS:
@@ -68,10 +71,8 @@ class CompareView : public QWidget {
   void rebuild_curves();
   void rebuild_table();
   void rebuild_scaling();
-  QString chart_png_base64(QChartView* view) const;
 
   std::vector<RunRecord> runs_;
-  std::vector<ScalingRow> scaling_;
   XAxis x_ = XAxis::kStep;
   double smoothing_ = 0.9;
   bool log_loss_ = false;
@@ -82,13 +83,9 @@ class CompareView : public QWidget {
   QLabel* hint_;
   QTabWidget* pages_;
   QWidget* curves_page_;
-  QWidget* scaling_page_;
+  ScalingPage* scaling_page_;
   QChartView* charts_[2];
-  QChartView* throughput_chart_;
-  QChartView* breakdown_chart_;
   QTableWidget* table_;
-  QTableWidget* scaling_table_;
-  QLabel* scaling_text_;
 };
 
 }  // namespace mirror::ui

@@ -3,6 +3,9 @@
 #include <QTextStream>
 
 #include <algorithm>
+#include <map>
+
+#include "mirror/util/json_fields.h"
 
 namespace mirror::ui {
 
@@ -38,21 +41,70 @@ void RunMetrics::clear() {
     val_epoch_[m].clear();
   }
   ema_.assign(3, DebiasedEma(smoothing_));
-  last_step_ = 0;
+  current_epoch_ = -1;
+  in_epoch_ = 0;
+}
+
+RunMetrics RunMetrics::from_record(const RunRecord& r, double smoothing, XAxis x) {
+  RunMetrics out(smoothing, x);
+  int64_t steps_per_epoch = json_int(r.run, "steps_per_epoch");
+  if (x == XAxis::kEpoch && steps_per_epoch <= 0) {  // runs recorded before run.json noted it
+    std::map<int, int64_t> per_epoch;
+    for (const auto& s : r.steps) ++per_epoch[s.epoch];
+    for (const auto& e : r.epochs) steps_per_epoch = std::max(steps_per_epoch, per_epoch[e.epoch]);
+    if (steps_per_epoch == 0)
+      for (const auto& [epoch, n] : per_epoch) steps_per_epoch = std::max(steps_per_epoch, n);
+  }
+  for (auto& q : out.raw_) q.reserve(static_cast<qsizetype>(r.steps.size()));
+  for (auto& q : out.smooth_) q.reserve(static_cast<qsizetype>(r.steps.size()));
+  for (StepMetrics s : r.steps) {
+    s.steps_per_epoch = steps_per_epoch;
+    out.add_step(s);
+  }
+  for (const auto& e : r.epochs) out.add_epoch(e);
+  return out;
+}
+
+double RunMetrics::x_of(const StepMetrics& s) {
+  switch (x_) {
+    case XAxis::kStep: return static_cast<double>(s.global_step);
+    case XAxis::kSamples: return static_cast<double>(s.samples_seen);
+    case XAxis::kTime: return s.train_seconds;
+    case XAxis::kWall: return s.wall_seconds;
+    case XAxis::kEpoch:
+      if (s.epoch != current_epoch_) {
+        current_epoch_ = s.epoch;
+        in_epoch_ = 0;
+      }
+      ++in_epoch_;
+      return s.epoch - 1 + static_cast<double>(s.step > 0 ? s.step : in_epoch_) /
+                               static_cast<double>(std::max<int64_t>(1, s.steps_per_epoch));
+  }
+  return 0;
+}
+
+double RunMetrics::x_of(const EpochMetrics& e) const {
+  switch (x_) {
+    case XAxis::kStep: return static_cast<double>(e.global_step);
+    case XAxis::kEpoch: return e.epoch;
+    case XAxis::kSamples: return static_cast<double>(e.samples_seen);
+    case XAxis::kTime: return e.train_seconds;
+    case XAxis::kWall: return e.wall_seconds;
+  }
+  return 0;
 }
 
 void RunMetrics::add_step(const StepMetrics& s) {
-  const double x = static_cast<double>(s.global_step);
+  const double x = x_of(s);
   const double values[3] = {s.loss, s.accuracy, s.top_k_accuracy};
   for (int m = 0; m < 3; ++m) {
     raw_[m].push_back({x, values[m]});
     smooth_[m].push_back({x, ema_[static_cast<size_t>(m)].add(values[m])});
   }
-  last_step_ = s.global_step;
 }
 
 void RunMetrics::add_epoch(const EpochMetrics& e) {
-  const double x = static_cast<double>(last_step_);
+  const double x = x_of(e);
   const double train[3] = {e.loss, e.accuracy, e.top_k_accuracy};
   const double val[3] = {e.val_loss, e.val_accuracy, e.val_top_k_accuracy};
   for (int m = 0; m < 3; ++m) {

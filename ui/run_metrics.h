@@ -1,16 +1,22 @@
 #pragma once
-// Every metric point of one run, kept in full, plus what the charts need: TensorBoard-style
-// smoothing and decimation to the pixels available. Lives on the GUI thread.
+// The one chart data model: every metric point of one run, kept in full, placed on a chosen x
+// axis, with TensorBoard-style smoothing and decimation to the pixels available. The live charts
+// feed it events as they arrive; the compare view builds one from each recorded run. GUI thread.
 
 #include <QPointF>
 #include <QString>
 #include <QVector>
 
+#include "mirror/runs/run_reader.h"
 #include "mirror/train/events.h"
 
 namespace mirror::ui {
 
 enum class Metric { kLoss, kAccuracy, kTopK };
+
+// What the x axis counts: steps differ between batch sizes; samples seen and epochs do not;
+// training time leaves validation out, wall time keeps it (and pauses).
+enum class XAxis { kStep, kEpoch, kSamples, kTime, kWall };
 
 // A debiased exponential moving average, as TensorBoard smooths scalars: the average of the
 // first n points is divided by (1 - weight^n), so early values are not dragged towards zero.
@@ -35,10 +41,15 @@ QVector<QPointF> decimate(const QVector<QPointF>& points, int buckets);
 
 class RunMetrics {
  public:
-  explicit RunMetrics(double smoothing = 0.9) : smoothing_(smoothing) { clear(); }
+  explicit RunMetrics(double smoothing = 0.9, XAxis x = XAxis::kStep) : smoothing_(smoothing), x_(x) { clear(); }
+  // Every step and epoch of a recorded run, placed on `x`. Epochs are fractional on the epoch
+  // axis: step i of an epoch of n steps sits at (epoch - 1) + i / n, n being the length of a
+  // whole epoch of the run (run.json's steps_per_epoch, else its longest recorded epoch).
+  static RunMetrics from_record(const RunRecord& run, double smoothing, XAxis x);
   void clear();
   void add_step(const StepMetrics& s);
   void add_epoch(const EpochMetrics& e);
+  XAxis x_axis() const { return x_; }
 
   const QVector<QPointF>& raw(Metric m) const { return raw_[index(m)]; }
   const QVector<QPointF>& smoothed(Metric m) const { return smooth_[index(m)]; }
@@ -52,10 +63,15 @@ class RunMetrics {
 
  private:
   static int index(Metric m) { return static_cast<int>(m); }
+  double x_of(const StepMetrics& s);
+  double x_of(const EpochMetrics& e) const;
+
   double smoothing_;
+  XAxis x_;
   QVector<QPointF> raw_[3], smooth_[3], train_epoch_[3], val_epoch_[3];
   std::vector<DebiasedEma> ema_;
-  qint64 last_step_ = 0;
+  int current_epoch_ = -1;  // for steps read back without their place in the epoch
+  int64_t in_epoch_ = 0;
 };
 
 }  // namespace mirror::ui

@@ -3,6 +3,7 @@
 // run, 2 bad usage or configuration (after printing one line saying what and why).
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,9 @@ struct RunsArgs {
   std::vector<std::string> dirs;  // show / compare
   bool csv = false;
 };
+
+// Prints "mirrortrain: error: <what>" and returns kExitBadConfig.
+int config_error(const std::exception& e);
 
 int run_train(const TrainArgs& args);
 // Trains every combination of the grid one after another, each recorded as a normal run tagged

@@ -35,7 +35,7 @@ ComparisonTable comparison_table(const std::vector<RunRecord>& runs) {
       }
       row.push_back(std::move(v));
     }
-    const EpochRecord* last = r.epochs.empty() ? nullptr : &r.epochs.back();
+    const EpochMetrics* last = r.epochs.empty() ? nullptr : &r.epochs.back();
     row.push_back(r.status);
     row.push_back(last ? fmt::format("{:.4f}", last->loss)
                        : r.steps.empty() ? "-" : fmt::format("{:.4f}", r.steps.back().loss));
@@ -59,7 +59,7 @@ std::vector<ScalingRow> scaling_rows(const std::vector<RunRecord>& runs) {
     const size_t first = r.steps.size() > skip ? skip : 0;  // a one-step run keeps its step
     double seconds = 0, samples = 0;
     for (size_t i = first; i < r.steps.size(); ++i) {
-      const StepPoint& s = r.steps[i];
+      const StepMetrics& s = r.steps[i];
       seconds += s.step_seconds;
       samples += static_cast<double>(s.samples);
       row.compute_ms += s.compute_ms;

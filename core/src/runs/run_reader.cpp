@@ -151,13 +151,14 @@ void RunFollower::apply_line(const std::string& line) {
   };
   const std::string type = json_string(j, "type");
   if (type == "step") {
-    StepPoint p;
+    StepMetrics p;
     p.global_step = json_int(j, "global_step");
     truncate_after(p.global_step - 1);
     p.epoch = static_cast<int>(json_int(j, "epoch"));
     p.step = json_int(j, "step");
     p.samples = json_int(j, "samples");
     p.step_seconds = json_number(j, "step_seconds");
+    p.samples_per_sec = json_number(j, "samples_per_sec");
     p.samples_seen = (steps.empty() ? 0 : steps.back().samples_seen) + p.samples;
     p.train_seconds = (steps.empty() ? 0 : steps.back().train_seconds) + p.step_seconds;
     // Runs recorded before "wall" existed: training time is the best estimate.
@@ -184,7 +185,7 @@ void RunFollower::apply_line(const std::string& line) {
       wall_offset_ = std::max(wall_offset_, epochs.back().wall_seconds);  // its validation ran before the stop
     final_seconds_ = 0;  // the run is going again
   } else if (type == "epoch") {
-    EpochRecord e;
+    EpochMetrics e;
     e.epoch = static_cast<int>(json_int(j, "epoch"));
     if (!steps.empty()) {
       e.global_step = steps.back().global_step;
@@ -196,6 +197,7 @@ void RunFollower::apply_line(const std::string& line) {
     e.loss = json_number(j, "loss");
     e.accuracy = json_number(j, "accuracy");
     e.top_k_accuracy = json_number(j, "top_k_accuracy");
+    e.steps = json_int(j, "steps");
     e.seconds = json_number(j, "seconds");
     e.samples_per_sec = json_number(j, "samples_per_sec");
     if (j.contains("val_accuracy")) {

@@ -70,7 +70,6 @@ class TrainingLoop {
 
   RunFinished run() {
     RunFinished fin;
-    const auto run_start = Clock::now();
     try {
       sink_.on_started(started_event());
       bool more = !at_step_limit();
@@ -86,7 +85,7 @@ class TrainingLoop {
     }
     fin.steps = pos_.global_step;
     fin.epochs_completed = pos_.epoch - 1;
-    fin.seconds = seconds_since(run_start);
+    fin.seconds = seconds_since(session_start_);
     fin.train_samples_per_sec =
         pos_.train_seconds > 0 ? static_cast<double>(pos_.train_samples) / pos_.train_seconds : 0;
     try {
@@ -148,6 +147,7 @@ class TrainingLoop {
     if (pos_.step_in_epoch == 0) return false;
     EpochMetrics em = epoch_metrics();
     if (n_val_ > 0 && fin.status != RunStatus::kStopped) validate(em);
+    em.wall_seconds = seconds_since(session_start_);
     sink_.on_epoch(em);
     if (pos_.step_in_epoch == steps_per_epoch_) finish_epoch(em);
     return !ended;
@@ -183,12 +183,26 @@ class TrainingLoop {
     m.steps_per_epoch = steps_per_epoch_;
     m.global_step = pos_.global_step;
     m.samples = r.sums.samples;
+    m.samples_seen = pos_.train_samples;
+    m.train_seconds = pos_.train_seconds;
+    m.wall_seconds = seconds_since(session_start_);
     m.loss = r.sums.loss();
     m.accuracy = r.sums.accuracy();
     m.top_k_accuracy = r.sums.top_k_accuracy();
     m.step_seconds = seconds;
     m.samples_per_sec = seconds > 0 ? static_cast<double>(r.sums.samples) / seconds : 0;
     m.replicas = r.replicas;
+    for (const auto& t : r.replicas) {
+      m.compute_ms += t.compute_ms;
+      m.allreduce_ms += t.allreduce_ms;
+      m.update_ms += t.update_ms;
+    }
+    if (!r.replicas.empty()) {
+      const double n = static_cast<double>(r.replicas.size());
+      m.compute_ms /= n;
+      m.allreduce_ms /= n;
+      m.update_ms /= n;
+    }
     return m;
   }
 
@@ -197,6 +211,9 @@ class TrainingLoop {
     em.epoch = pos_.epoch;
     em.epochs = config_.epochs;
     em.steps = pos_.step_in_epoch;
+    em.global_step = pos_.global_step;
+    em.samples_seen = pos_.train_samples;
+    em.train_seconds = pos_.train_seconds;
     em.loss = pos_.epoch_sums.loss();
     em.accuracy = pos_.epoch_sums.accuracy();
     em.top_k_accuracy = pos_.epoch_sums.top_k_accuracy();
@@ -244,6 +261,7 @@ class TrainingLoop {
   TrainControl& control_;
   CheckpointStore* store_;
   TrainPosition pos_;
+  const Clock::time_point session_start_ = Clock::now();
   const int64_t n_train_;
   const int64_t n_val_;
   const int64_t steps_per_epoch_;

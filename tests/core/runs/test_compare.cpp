@@ -15,7 +15,7 @@ RunRecord scaling_run(const std::string& name, int replicas, double step_seconds
   r.run = {{"devices", nlohmann::json::array()}};
   for (int i = 0; i < replicas; ++i) r.run["devices"].push_back("cpu:0/logical:" + std::to_string(i));
   for (int s = 1; s <= 10; ++s) {
-    StepPoint p;
+    StepMetrics p;
     p.global_step = s;
     p.samples = 64;
     // The first steps are slow (warm-up) and must not count.
@@ -36,7 +36,7 @@ TEST(Compare, TableHasTheDifferingSettingsAndResults) {
   a.status = b.status = "finished";
   a.run = nlohmann::json::parse(R"({"config": {"preset": "p", "batch_size": 32, "optimizer": {"learning_rate": 0.01}}})");
   b.run = nlohmann::json::parse(R"({"config": {"preset": "p", "batch_size": 32, "optimizer": {"learning_rate": 0.1}}})");
-  EpochRecord e;
+  EpochMetrics e;
   e.loss = 0.5;
   e.has_validation = true;
   e.val_loss = 0.625;

@@ -9,36 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "mirror/train/events.h"
+
 namespace mirror {
-
-// One training step as the charts and the scaling study need it (the full step objects, with
-// every replica's timings, stay in metrics.jsonl).
-struct StepPoint {
-  int64_t global_step = 0;
-  int epoch = 0;
-  int64_t step = 0;           // within its epoch, 1-based (0: not recorded)
-  int64_t samples_seen = 0;   // over the run, this step included
-  double train_seconds = 0;   // training wall time over the run, this step included (validation excluded)
-  double wall_seconds = 0;    // since the run started, validation and pauses included; over resumes,
-                              // the time before the kill plus the time since (the gap is not counted)
-  double loss = 0, accuracy = 0, top_k_accuracy = 0;
-  double step_seconds = 0;
-  int64_t samples = 0;        // in this step's global batch
-  // Means over the replicas of this step's phases, ms.
-  double compute_ms = 0, allreduce_ms = 0, update_ms = 0;
-};
-
-struct EpochRecord {
-  int epoch = 0;
-  int64_t global_step = 0;   // step at the epoch's end
-  int64_t samples_seen = 0;  // over the run at the epoch's end
-  double train_seconds = 0;  // training wall time over the run at the epoch's end
-  double wall_seconds = 0;   // since the run started, at the end of the epoch's validation
-  double loss = 0, accuracy = 0, top_k_accuracy = 0;
-  bool has_validation = false;
-  double val_loss = 0, val_accuracy = 0, val_top_k_accuracy = 0;
-  double seconds = 0, samples_per_sec = 0;
-};
 
 // What the person wrote about a run (meta.json, kept apart from run.json so that a process still
 // writing the run never overwrites it).
@@ -58,8 +31,8 @@ struct RunRecord {
   // unreadable
   std::string status;
   RunMeta meta;
-  std::vector<StepPoint> steps;   // resumed runs de-duplicated by step
-  std::vector<EpochRecord> epochs;
+  std::vector<StepMetrics> steps;   // resumed runs de-duplicated by step; no per-replica timings
+  std::vector<EpochMetrics> epochs;
   double best_val_accuracy = -1;  // -1: no validation recorded
   double duration_seconds = 0;
   std::vector<std::string> warnings;  // lines skipped, files missing: what was not read and why

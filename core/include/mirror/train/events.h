@@ -25,24 +25,37 @@ struct RunStarted {
   int epochs = 0;
 };
 
+// One training step: what the trainer reports as it happens, what metrics.jsonl records, and what
+// a reader of the record gets back (RunRecord.steps). The one step record of the project.
 struct StepMetrics {
   int epoch = 0;                // 1-based
-  int64_t step = 0;             // 1-based within the epoch
-  int64_t steps_per_epoch = 0;
+  int64_t step = 0;             // 1-based within the epoch (0: not recorded)
+  int64_t steps_per_epoch = 0;  // 0 when read back (run.json has it)
   int64_t global_step = 0;      // 1-based over the run
   int64_t samples = 0;          // in this step's global batch
+  int64_t samples_seen = 0;     // over the run, this step included
+  double train_seconds = 0;     // training time over the run, this step included (validation excluded)
+  // Since the run started, validation and pauses included. Live: since this session of the run
+  // started; read back: over resumes, the time before the kill plus the time since.
+  double wall_seconds = 0;
   double loss = 0;              // mean over the global batch
   double accuracy = 0;
   double top_k_accuracy = 0;
   double step_seconds = 0;      // wall time of the whole step
   double samples_per_sec = 0;   // this step
-  std::vector<ReplicaTiming> replicas;
+  double compute_ms = 0, allreduce_ms = 0, update_ms = 0;  // means over the replicas
+  std::vector<ReplicaTiming> replicas;  // each replica's timing; empty when read back
 };
 
+// One epoch, live and read back alike (RunRecord.epochs).
 struct EpochMetrics {
   int epoch = 0;  // 1-based
-  int epochs = 0;
-  int64_t steps = 0;
+  int epochs = 0;               // planned; 0 when read back
+  int64_t steps = 0;            // of this epoch, trained
+  int64_t global_step = 0;      // at the epoch's end
+  int64_t samples_seen = 0;     // over the run at the epoch's end
+  double train_seconds = 0;     // training time over the run at the epoch's end
+  double wall_seconds = 0;      // as StepMetrics', at the end of the epoch's validation
   double loss = 0, accuracy = 0, top_k_accuracy = 0;              // training, over the epoch
   double val_loss = 0, val_accuracy = 0, val_top_k_accuracy = 0;  // validation, at epoch end
   bool has_validation = false;

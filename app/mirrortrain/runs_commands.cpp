@@ -1,0 +1,104 @@
+// mirrortrain runs list | show | compare: reading recorded runs back.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "commands.h"
+#include "mirror/runs/compare.h"
+#include "mirror/runs/run_reader.h"
+#include "mirror/util/error.h"
+#include "mirror/util/json_fields.h"
+#include "tables.h"
+
+namespace mirror::cli {
+
+namespace {
+std::string resolve_run(const RunsArgs& a, const std::string& dir) {
+  if (std::filesystem::exists(std::filesystem::path(dir) / "run.json")) return dir;
+  const auto under_root = std::filesystem::path(a.root.empty() ? default_runs_root() : a.root) / dir;
+  if (std::filesystem::exists(under_root / "run.json")) return under_root.string();
+  throw ConfigError(fmt::format("{}: no run here (no run.json), nor under {}", dir, under_root.parent_path().string()));
+}
+
+std::string best(const RunRecord& r) { return r.best_val_accuracy < 0 ? "-" : fmt::format("{:.4f}", r.best_val_accuracy); }
+
+void print_warnings(const RunRecord& r) {
+  for (const auto& w : r.warnings) fmt::print(stderr, "mirrortrain: warning: {}: {}\n", r.name, w);
+}
+}  // namespace
+
+int run_runs_list(const RunsArgs& a) {
+  const std::string root = a.root.empty() ? default_runs_root() : a.root;
+  const auto runs = list_runs(root);
+  if (a.csv) fmt::print("name,dataset,model,replicas,status,best_val_accuracy,steps,seconds,dir\n");
+  else fmt::print("{:<36} {:<15} {:<26} {:>3} {:<10} {:>8} {:>7} {:>8}\n", "run", "dataset", "model", "rep", "status",
+                  "best val", "steps", "time");
+  for (const auto& r : runs) {
+    const size_t replicas = r.run.contains("devices") ? r.run["devices"].size() : 0;
+    const int64_t steps = r.steps.empty() ? 0 : r.steps.back().global_step;
+    if (a.csv)
+      fmt::print("{},{},{},{},{},{},{},{:.1f},{}\n", csv_field(r.display_name()), csv_field(run_dataset_label(r)), csv_field(run_model_label(r)),
+                 replicas, r.status, best(r), steps, r.duration_seconds, csv_field(r.dir));
+    else
+      fmt::print("{:<36} {:<15} {:<26} {:>3} {:<10} {:>8} {:>7} {:>7.1f}s\n", r.name, run_dataset_label(r), run_model_label(r),
+                 replicas, r.status, best(r), steps, r.duration_seconds);
+    print_warnings(r);
+  }
+  if (runs.empty() && !a.csv) fmt::print("(no runs under {})\n", root);
+  return kExitOk;
+}
+
+int run_runs_show(const RunsArgs& a) {
+  try {
+    const RunRecord r = read_run(resolve_run(a, a.dirs.at(0)));
+    if (!a.csv) {
+      fmt::print("{} ({}), {} on {}, {} replica(s)\n", r.name, r.status, run_model_label(r), run_dataset_label(r),
+                 r.run.contains("devices") ? r.run["devices"].size() : 0);
+      if (const std::string message = json_string(r.run, "message"); !message.empty())
+        fmt::print("message: {}\n", message);
+      if (!r.meta.name.empty() || !r.meta.tags.empty())
+        fmt::print("name: {}{}\n", r.display_name(), r.meta.tags.empty() ? "" : fmt::format(" (tags: {})", fmt::join(r.meta.tags, ", ")));
+      if (!r.meta.notes.empty()) fmt::print("notes: {}\n", r.meta.notes);
+      if (!r.steps.empty())
+        fmt::print("steps recorded: {} (last loss {:.4f}, {} samples seen)\n", r.steps.back().global_step,
+                   r.steps.back().loss, r.steps.back().samples_seen);
+      fmt::print("{:>5} {:>8} {:>10} {:>10} {:>10} {:>10} {:>8}\n", "epoch", "step", "loss", "accuracy", "val_loss",
+                 "val_acc", "time");
+    } else {
+      fmt::print("epoch,global_step,loss,accuracy,top_k_accuracy,val_loss,val_accuracy,val_top_k_accuracy,seconds\n");
+    }
+    for (const auto& e : r.epochs) {
+      if (a.csv)
+        fmt::print("{},{},{},{},{},{},{},{},{}\n", e.epoch, e.global_step, e.loss, e.accuracy, e.top_k_accuracy,
+                   e.has_validation ? fmt::format("{}", e.val_loss) : "", e.has_validation ? fmt::format("{}", e.val_accuracy) : "",
+                   e.has_validation ? fmt::format("{}", e.val_top_k_accuracy) : "", e.seconds);
+      else
+        fmt::print("{:>5} {:>8} {:>10.4f} {:>10.4f} {:>10} {:>10} {:>7.1f}s\n", e.epoch, e.global_step, e.loss, e.accuracy,
+                   e.has_validation ? fmt::format("{:.4f}", e.val_loss) : "-",
+                   e.has_validation ? fmt::format("{:.4f}", e.val_accuracy) : "-", e.seconds);
+    }
+    print_warnings(r);
+    return kExitOk;
+  } catch (const ConfigError& e) {
+    return config_error(e);
+  } catch (const DataError& e) {
+    return config_error(e);
+  }
+}
+
+int run_runs_compare(const RunsArgs& a) {
+  try {
+    std::vector<RunRecord> runs;
+    for (const auto& d : a.dirs) runs.push_back(read_run(resolve_run(a, d)));
+    for (const auto& r : runs) print_warnings(r);
+    print_comparison(runs, a.csv);
+    return kExitOk;
+  } catch (const ConfigError& e) {
+    return config_error(e);
+  } catch (const DataError& e) {
+    return config_error(e);
+  }
+}
+}  // namespace mirror::cli

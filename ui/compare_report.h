@@ -1,0 +1,27 @@
+#pragma once
+// The comparison as a one-page report: HTML, or Markdown for a path ending in .md; every chart
+// embedded as a 900x420 PNG (base64), the tables as tables.
+
+#include <QString>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+class QChartView;
+class QTableWidget;
+
+namespace mirror::ui {
+
+struct ComparisonReport {
+  size_t runs = 0;
+  std::vector<std::pair<QString, QChartView*>> charts;  // title, chart (not owned)
+  const QTableWidget* table = nullptr;                  // differing settings and results
+  QString scaling_text;                                 // empty: no scaling section
+  const QTableWidget* scaling_table = nullptr;
+};
+
+// False when `path` cannot be written.
+bool write_comparison_report(const QString& path, const ComparisonReport& report);
+
+}  // namespace mirror::ui

@@ -1,0 +1,44 @@
+#pragma once
+// The scaling page of the comparison: throughput against perfect scaling with the efficiency,
+// where each step's time goes (compute, all-reduce, update, other), the numbers as a table and a
+// paragraph reading them.
+
+#include <QWidget>
+
+#include <vector>
+
+#include "mirror/runs/compare.h"
+#include "mirror/runs/run_reader.h"
+
+class QChartView;
+class QLabel;
+class QTableWidget;
+
+namespace mirror::ui {
+
+class ScalingPage : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ScalingPage(QWidget* parent = nullptr);
+  // Measures `runs` (scaling_rows) and redraws. GUI thread only.
+  void set_runs(const std::vector<RunRecord>& runs);
+  void set_dark(bool dark);
+  // Two or more runs: something to compare.
+  bool has_study() const { return scaling_.size() >= 2; }
+  const std::vector<ScalingRow>& rows() const { return scaling_; }
+  QChartView* throughput_chart() const { return throughput_chart_; }
+  QChartView* breakdown_chart() const { return breakdown_chart_; }
+  QTableWidget* table() const { return table_; }
+  QLabel* text() const { return text_; }
+
+ private:
+  void redraw();
+
+  std::vector<ScalingRow> scaling_;
+  QChartView* throughput_chart_;
+  QChartView* breakdown_chart_;
+  QTableWidget* table_;
+  QLabel* text_;
+};
+
+}  // namespace mirror::ui
