@@ -38,11 +38,7 @@ void RunLauncher::resume_run(const QString& dir, int epochs) {
     options.epochs = epochs;
     options.max_steps = 0;
   }
-  if (!controller_->resume(dir.toStdString(), options)) {
-    live_->abandon();
-    sweep_cancelled_ = sweeping();
-    Q_EMIT refused("The previous run is still shutting down; try again in a moment.");
-  }
+  if (!controller_->resume(dir.toStdString(), options)) refuse();
 }
 
 void RunLauncher::start_planned(RunPlan plan, std::function<std::shared_ptr<const Dataset>()> dataset,
@@ -54,10 +50,15 @@ void RunLauncher::start_planned(RunPlan plan, std::function<std::shared_ptr<cons
   const bool started = controller_->start([plan = std::move(plan), dataset = std::move(dataset)]() mutable {
     return std::make_unique<RecordedRun>(std::move(plan), dataset());
   });
-  if (!started) {
-    live_->abandon();
-    sweep_cancelled_ = sweeping();
-    Q_EMIT refused("The previous run is still shutting down; try again in a moment.");
+  if (!started) refuse();
+}
+
+void RunLauncher::refuse() {
+  live_->abandon();
+  Q_EMIT refused("The previous run is still shutting down; try again in a moment.");
+  if (sweeping()) {  // the sweep ends here: say so from the event loop, as after a run's end
+    sweep_cancelled_ = true;
+    QTimer::singleShot(0, this, &RunLauncher::next_sweep_run);
   }
 }
 

@@ -60,6 +60,8 @@ class RunLauncher : public QObject {
  private:
   void start_planned(RunPlan plan, std::function<std::shared_ptr<const Dataset>()> dataset, const QString& what);
   void next_sweep_run();
+  // The controller would not start a run: nothing runs, and a sweep in progress ends.
+  void refuse();
 
   TrainingController* controller_;
   LiveRun* live_;

@@ -21,49 +21,11 @@
 #include <set>
 #include <utility>
 
-#include "mirror/runs/compare.h"
 #include "mirror/util/error.h"
-#include "mirror/util/json_fields.h"
+#include "ui/run_row.h"
 
 namespace mirror::ui {
 
-namespace {
-enum Column { kName, kStatus, kDataset, kModel, kDevices, kBestVal, kSteps, kDuration, kStarted, kTags, kColumns };
-
-QString duration_text(double seconds) {
-  const int s = static_cast<int>(seconds + 0.5);
-  if (s >= 3600) return QString("%1h %2m").arg(s / 3600).arg(s / 60 % 60);
-  if (s >= 60) return QString("%1m %2s").arg(s / 60).arg(s % 60);
-  return QString("%1s").arg(seconds, 0, 'f', seconds < 10 ? 1 : 0);
-}
-
-QString devices_text(const RunRecord& r) {
-  QStringList names;
-  for (const auto& p : physical_devices(r)) names << QString::fromStdString(p);
-  if (names.isEmpty()) names << QString::fromStdString(config_value(r, "devices.devices"));
-  return QString("%1 × %2").arg(replica_count(r)).arg(names.join(", "));
-}
-
-QColor status_colour(const std::string& status) {
-  if (status == "running") return QColor(31, 119, 180);
-  if (status == "finished") return QColor(44, 140, 44);
-  if (status == "failed" || status == "unreadable") return QColor(192, 57, 43);
-  if (status == "interrupted" || status == "stalled") return QColor(200, 120, 0);
-  return QColor(120, 120, 120);
-}
-
-// A table item that sorts by a number when it has one.
-class SortItem : public QTableWidgetItem {
- public:
-  using QTableWidgetItem::QTableWidgetItem;
-  bool operator<(const QTableWidgetItem& other) const override {
-    const QVariant a = data(Qt::UserRole + 1), b = other.data(Qt::UserRole + 1);
-    if (!a.isValid() || !b.isValid()) return QTableWidgetItem::operator<(other);
-    if (a.typeId() == QMetaType::QString) return a.toString() < b.toString();
-    return a.toDouble() < b.toDouble();
-  }
-};
-}  // namespace
 
 RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
     : QWidget(parent), root_(root.isEmpty() ? QString::fromStdString(default_runs_root()) : root) {
@@ -102,10 +64,9 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   bar->addWidget(tags);
   bar->addWidget(del);
 
-  table_ = new QTableWidget(0, kColumns);
+  table_ = new QTableWidget(0, run_column::kCount);
   table_->setObjectName("runs_table");
-  table_->setHorizontalHeaderLabels(
-      {"Name", "Status", "Dataset", "Model", "Devices", "Best val acc", "Steps", "Duration", "Started", "Tags"});
+  table_->setHorizontalHeaderLabels(run_row_headers());
   table_->verticalHeader()->setVisible(false);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -143,7 +104,7 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   layout->addWidget(status_);
 
   table_->setSortingEnabled(true);  // newest first; a click on a header sorts by that column
-  table_->sortByColumn(kStarted, Qt::DescendingOrder);
+  table_->sortByColumn(run_column::kStarted, Qt::DescendingOrder);
   poll_.setInterval(1000);
   connect(&poll_, &QTimer::timeout, this, &RunsBrowser::refresh);
   connect(&watcher_, &QFutureWatcher<Loaded>::finished, this, &RunsBrowser::on_loaded);
@@ -183,54 +144,20 @@ RunsBrowser::~RunsBrowser() {
 
 int RunsBrowser::row_of(const QString& dir) const {
   for (int r = 0; r < table_->rowCount(); ++r)
-    if (table_->item(r, kName) && table_->item(r, kName)->data(Qt::UserRole).toString() == dir) return r;
+    if (table_->item(r, run_column::kName) && table_->item(r, run_column::kName)->data(Qt::UserRole).toString() == dir) return r;
   return -1;
 }
 
 QStringList RunsBrowser::run_dirs() const {
   QStringList out;
-  for (int r = 0; r < table_->rowCount(); ++r) out << table_->item(r, kName)->data(Qt::UserRole).toString();
+  for (int r = 0; r < table_->rowCount(); ++r) out << table_->item(r, run_column::kName)->data(Qt::UserRole).toString();
   return out;
 }
 
 void RunsBrowser::fill_row(int row, const RunRecord& r) {
   const bool was = filling_;
   filling_ = true;
-  auto set = [&](int column, const QString& text, QVariant sort_key = {}) {
-    QTableWidgetItem* item = table_->item(row, column);
-    if (!item) {
-      item = new SortItem;
-      table_->setItem(row, column, item);
-    }
-    item->setText(text);
-    item->setData(Qt::UserRole + 1, sort_key);
-    if (column != kName) item->setFlags(item->flags() & ~Qt::ItemIsEditable);
-    return item;
-  };
-  auto* name = set(kName, QString::fromStdString(r.display_name()));
-  name->setData(Qt::UserRole, QString::fromStdString(r.dir));
-  QString tip = QString::fromStdString(r.dir);
-  for (const auto& w : r.warnings) tip += "\n⚠ " + QString::fromStdString(w);
-  name->setToolTip(tip);
-  auto* status = set(kStatus, QString::fromStdString(r.status));
-  status->setForeground(status_colour(r.status));
-  status->setToolTip(QString::fromStdString(json_string(r.run, "message")));
-  set(kDataset, QString::fromStdString(run_dataset_label(r)));
-  set(kModel, QString::fromStdString(run_model_label(r)));
-  set(kDevices, r.status == "unreadable" ? QString() : devices_text(r), replica_count(r));
-  set(kBestVal, r.best_val_accuracy < 0 ? "-" : QString::number(r.best_val_accuracy, 'f', 4), r.best_val_accuracy);
-  const qint64 steps = r.steps.empty() ? 0 : r.steps.back().global_step;
-  set(kSteps, QString::number(steps), static_cast<double>(steps));
-  set(kDuration, duration_text(r.duration_seconds), r.duration_seconds);
-  const QString started = QString::fromStdString(json_string(r.run, "started_at"));
-  // Sorted as "20261130-134501 <dir>", the form run directories are named in, so that runs
-  // without a start time sort by their name and runs started in the same second keep their order.
-  const QString stamp = started.isEmpty() ? QString() : QString(started).remove('-').remove(':').replace('T', '-').remove('Z');
-  set(kStarted, started.isEmpty() ? QString::fromStdString(r.name) : QString(started).replace('T', ' ').remove('Z'),
-      (stamp.isEmpty() ? QString() : stamp + " ") + QString::fromStdString(r.name));
-  QStringList tags;
-  for (const auto& t : r.meta.tags) tags << QString::fromStdString(t);
-  set(kTags, tags.join(", "));
+  fill_run_row(table_, row, r);
   filling_ = was;
 }
 
@@ -294,7 +221,7 @@ void RunsBrowser::refresh() {
   table_->setSortingEnabled(sorting);
   if (added) {
     table_->resizeColumnsToContents();
-    table_->setColumnWidth(kName, std::min(table_->columnWidth(kName), 260));
+    table_->setColumnWidth(run_column::kName, std::min(table_->columnWidth(run_column::kName), 260));
   }
   filling_ = false;
   apply_filter();
@@ -345,8 +272,8 @@ void RunsBrowser::select_runs(const QStringList& dirs) {
 std::vector<RunRecord> RunsBrowser::selected_runs() const {
   std::vector<RunRecord> out;
   for (int row = 0; row < table_->rowCount(); ++row) {
-    if (!table_->item(row, kName) || !table_->item(row, kName)->isSelected()) continue;
-    const auto it = entries_.find(table_->item(row, kName)->data(Qt::UserRole).toString());
+    if (!table_->item(row, run_column::kName) || !table_->item(row, run_column::kName)->isSelected()) continue;
+    const auto it = entries_.find(table_->item(row, run_column::kName)->data(Qt::UserRole).toString());
     if (it != entries_.end() && it->second.follower) out.push_back(it->second.record());
   }
   return out;
@@ -354,7 +281,7 @@ std::vector<RunRecord> RunsBrowser::selected_runs() const {
 
 QString RunsBrowser::current_dir() const {
   const int row = table_->currentRow();
-  return row >= 0 && table_->item(row, kName) ? table_->item(row, kName)->data(Qt::UserRole).toString() : QString();
+  return row >= 0 && table_->item(row, run_column::kName) ? table_->item(row, run_column::kName)->data(Qt::UserRole).toString() : QString();
 }
 
 void RunsBrowser::on_selection_changed() {
@@ -383,7 +310,7 @@ void RunsBrowser::apply_filter() {
   const QString f = filter_->text().trimmed();
   for (int row = 0; row < table_->rowCount(); ++row) {
     bool match = f.isEmpty();
-    for (int c : {kName, kStatus, kDataset, kModel, kTags})
+    for (int c : {run_column::kName, run_column::kStatus, run_column::kDataset, run_column::kModel, run_column::kTags})
       match = match || (table_->item(row, c) && table_->item(row, c)->text().contains(f, Qt::CaseInsensitive));
     table_->setRowHidden(row, !match);
   }
@@ -428,7 +355,7 @@ bool RunsBrowser::set_notes(const QString& dir, const QString& notes) {
 }
 
 void RunsBrowser::on_item_changed(QTableWidgetItem* item) {
-  if (filling_ || item->column() != kName) return;
+  if (filling_ || item->column() != run_column::kName) return;
   rename(item->data(Qt::UserRole).toString(), item->text());
 }
 

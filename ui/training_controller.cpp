@@ -24,6 +24,7 @@ class SignalSink : public EventSink {
     flush();
     Q_EMIT c_->epoch(e);
   }
+  void on_hold() override { flush(); }  // a paused run shows every step it took
   void on_finished(const RunFinished& e) override {
     flush();
     Q_EMIT c_->finished(e);

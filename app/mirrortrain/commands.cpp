@@ -138,6 +138,7 @@ TrainConfig train_config(const TrainArgs& args) {
   c.devices.memory_limit_mib = args.memory_limit_mib;
   c.max_steps = args.max_steps;
   c.strategy.communicator = args.communicator;
+  check_communicator_name(c.strategy.communicator);
   c.strategy.sync_check_every = args.sync_every;
   c.strategy.intra_op_threads = args.threads;
   c.strategy.deterministic = args.deterministic;

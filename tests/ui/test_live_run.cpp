@@ -70,6 +70,10 @@ class LiveRunTest : public QObject {
   // all-reduce (injected with the fake communicator) ends the run with its message.
   void launchedRunsAreRecordedAndFailuresArriveAsFinished() {
     QTemporaryDir root;
+    struct RestoreRunsDir {  // put ctest's runs folder back, however the test ends
+      QByteArray old = qgetenv("MIRROR_RUNS_DIR");
+      ~RestoreRunsDir() { qputenv("MIRROR_RUNS_DIR", old); }
+    } restore;
     qputenv("MIRROR_RUNS_DIR", root.path().toUtf8());
     RunLauncher launcher;
     QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
@@ -91,7 +95,6 @@ class LiveRunTest : public QObject {
     QCOMPARE(fin.status, RunStatus::kFailed);
     QVERIFY2(fin.message.find("injected failure in collective 3 on rank 0") != std::string::npos, fin.message.c_str());
     QCOMPARE(launcher.live()->metrics().steps(), qint64{2});
-    qunsetenv("MIRROR_RUNS_DIR");
   }
 
   void devicesTabListsEveryBackendWithItsAvailability() {

@@ -177,6 +177,8 @@ class MainWindowTest : public QObject {
     w->pause_action()->setChecked(true);
     // The step in flight lands, then the trainer holds between steps.
     QTRY_VERIFY_WITH_TIMEOUT(w->controller()->holding(), 10000);
+    // Steps the trainer sent before it began to hold are queued by now: deliver them first.
+    QCoreApplication::processEvents();
     const qint64 held = w->metrics().steps();
     QTest::qWait(500);  // an observation window, not a wait for something: a held run takes no step
     QCOMPARE(w->metrics().steps(), held);

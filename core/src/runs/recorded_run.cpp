@@ -29,7 +29,13 @@ RecordedRun::RecordedRun(RunPlan plan, std::shared_ptr<const Dataset> dataset) {
   dir_ = std::move(plan.dir);
   if (dir_.empty()) return;
   writer_ = std::make_unique<RunWriter>(dir_, to_json(plan.config), plan.extra);
-  if (!plan.meta.name.empty() || !plan.meta.tags.empty() || !plan.meta.notes.empty()) write_meta(dir_, plan.meta);
+  if (!plan.meta.name.empty() || !plan.meta.tags.empty() || !plan.meta.notes.empty()) {
+    try {  // a run without its name still trains and is recorded
+      write_meta(dir_, plan.meta);
+    } catch (const std::exception& e) {
+      warnings_.push_back(fmt::format("cannot name the run: {}", e.what()));
+    }
+  }
   checkpoints_ = std::make_unique<CheckpointFolder>(checkpoint_dir(dir_), plan.config.checkpoints.keep_last);
   trainer_->save_checkpoints(checkpoints_.get());
   add_tensorboard();

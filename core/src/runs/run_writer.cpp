@@ -132,6 +132,8 @@ void RunWriter::on_epoch(const EpochMetrics& e) {
   run_["last_epoch"] = to_json(e);
 }
 
+void RunWriter::on_hold() { metrics_.flush(); }
+
 void RunWriter::on_finished(const RunFinished& e) {
   append(to_json(e), true);
   run_["status"] = run_status_name(e.status);

@@ -223,10 +223,17 @@ std::vector<std::string> CommunicatorRegistry::available_multi_replica(const std
   return names;
 }
 
-void check_communicator_name(const std::string& name) {
-  if (name == "auto" || CommunicatorRegistry::instance().find(name)) return;
+namespace {
+// The backend called `name`; ConfigError listing the choices when there is none.
+CommunicatorBackend backend_named(const std::string& name) {
+  if (auto b = CommunicatorRegistry::instance().find(name)) return *b;
   throw ConfigError(fmt::format("unknown communicator '{}' (choose {})", name,
                                 backend_names(CommunicatorRegistry::instance().backends())));
+}
+}  // namespace
+
+void check_communicator_name(const std::string& name) {
+  if (name != "auto") backend_named(name);
 }
 
 CommunicatorChoice choose_communicator(const std::string& requested, const std::vector<LogicalDevice>& devices) {
@@ -235,7 +242,7 @@ CommunicatorChoice choose_communicator(const std::string& requested, const std::
   if (devices.size() == 1) return {"none", "one replica: nothing to reduce"};
   const auto& registry = CommunicatorRegistry::instance();
   if (requested != "auto") {
-    const CommunicatorBackend b = *registry.find(requested);
+    const CommunicatorBackend b = backend_named(requested);
     if (const std::string why = b.unavailable(devices); !why.empty())
       throw ConfigError(fmt::format("the {} communicator cannot serve these {} replicas: {}", b.name, devices.size(), why));
     return {b.name, b.name + ": requested"};
@@ -250,8 +257,7 @@ CommunicatorChoice choose_communicator(const std::string& requested, const std::
 std::unique_ptr<Communicator> make_communicator(const std::string& name, const CommunicatorSpec& spec) {
   if (spec.world_size < 1) throw std::invalid_argument("communicator: world size must be >= 1");
   if (name == "auto") throw std::invalid_argument("make_communicator: resolve 'auto' with choose_communicator first");
-  check_communicator_name(name);
-  return CommunicatorRegistry::instance().find(name)->make(spec);
+  return backend_named(name).make(spec);
 }
 
 }  // namespace mirror

@@ -17,9 +17,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// Blocks while paused; returns true when the run should stop.
-bool should_stop(TrainControl& control) {
+// Blocks while paused (telling `sink` once that the run holds); returns true when the run should stop.
+bool should_stop(TrainControl& control, EventSink& sink) {
+  bool told = false;
   while (control.pause.load() && !control.stop.load()) {
+    if (!told) {
+      sink.on_hold();
+      told = true;
+    }
     control.holding.store(true);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -126,7 +131,7 @@ class TrainingLoop {
     const std::vector<int64_t> order = Rng(config_.seed, static_cast<uint64_t>(epoch)).permutation(n_train_);
     bool ended = false;
     while (pos_.step_in_epoch < steps_per_epoch_) {
-      if (should_stop(control_)) {
+      if (should_stop(control_, sink_)) {
         fin.status = RunStatus::kStopped;
         fin.message = fmt::format("stopped at epoch {}, step {}", epoch, pos_.step_in_epoch);
         save(/*best=*/false);  // resume continues exactly here

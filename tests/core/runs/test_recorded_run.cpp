@@ -19,14 +19,10 @@ using mirror::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
+// 3 epochs of 12 steps on 2 replicas, deterministic (resumed runs compare bit for bit).
 TrainConfig blobs_config() {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.dataset.train_size = 600;
-  c.dataset.val_size = 200;
-  c.epochs = 3;
-  c.batch_size = 50;
-  c.devices.logical = 2;
+  TrainConfig c = mirror::testing::blobs_run(/*train_size=*/600, /*val_size=*/200, /*epochs=*/3, /*batch=*/50,
+                                             /*logical=*/2);
   c.strategy.deterministic = true;
   return c;
 }

@@ -15,14 +15,7 @@ using mirror::testing::TempDir;
 
 namespace {
 TrainConfig tiny_config() {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.dataset.train_size = 120;
-  c.dataset.val_size = 40;
-  c.epochs = 1;
-  c.batch_size = 40;
-  c.devices.logical = 1;
-  return c;
+  return mirror::testing::blobs_run(/*train_size=*/120, /*val_size=*/40, /*epochs=*/1, /*batch=*/40, /*logical=*/1);
 }
 }  // namespace
 

@@ -139,6 +139,9 @@ TEST(CommunicatorRegistry, ListsTheBuiltInsWithAvailabilityAndAcceptsNewBackends
                 100, "test-best: the best there is", [](const CommunicatorSpec& s) {
                   return make_communicator("reduce-to-one", s);
                 }});
+  struct Unregister {  // even when an assertion below throws, later tests see the built-ins only
+    ~Unregister() { CommunicatorRegistry::instance().remove("test-best"); }
+  } unregister;
   const auto cpus = resolve_devices({"cpu", 2, 0}, list_physical_devices());
   EXPECT_EQ(choose_communicator("auto", cpus).name, "test-best");
   EXPECT_THROW(registry.add({"test-best", "", [](const std::vector<LogicalDevice>&) { return std::string(); }, 0, "",

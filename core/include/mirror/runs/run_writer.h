@@ -36,6 +36,8 @@ class RunWriter : public EventSink {
   void on_started(const RunStarted& e) override;
   void on_step(const StepMetrics& e) override;
   void on_epoch(const EpochMetrics& e) override;
+  // A paused run: what it wrote reaches the file, so that a reader following it sees every step.
+  void on_hold() override;
   void on_finished(const RunFinished& e) override;
 
   const std::string& dir() const { return dir_; }

@@ -1,0 +1,51 @@
+// Shape analysis: every layer checked, errors on the offending layer.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "mirror/data/registry.h"
+#include "mirror/model/builder.h"
+#include "mirror/model/presets.h"
+#include "mirror/model/summary.h"
+#include "mirror/train/trainer.h"
+#include "mirror/util/error.h"
+#include "model_inputs.h"
+
+using namespace mirror;
+using mirror::testing::image_input;
+using mirror::testing::text_input;
+
+TEST(Model, ShapeErrorsAreReportedOnTheOffendingLayer) {
+  ModelSpec spec = find_preset("seed-reuters").model;
+  spec.layers[3].kernel = {200};  // Conv1D(32, 200) on a length-148 input
+  const auto a = analyze(spec, text_input());
+  EXPECT_FALSE(a.ok());
+  EXPECT_TRUE(a.layers[0].error.empty());
+  EXPECT_NE(a.layers[3].error.find("kernel 200 is larger than the input's size 148"), std::string::npos)
+      << a.layers[3].error;
+  EXPECT_NE(a.describe_errors().find("layer 4 conv1d_1 (Conv1D)"), std::string::npos) << a.describe_errors();
+  EXPECT_NE(format_summary("m", a).find("^ kernel 200"), std::string::npos);
+  EXPECT_THROW(build_model(a), ConfigError);
+}
+
+TEST(Model, OutputThatIsNotOneLogitPerClassIsAnError) {
+  ModelSpec spec = find_preset("seed-reuters").model;
+  spec.layers.back().units = 10;
+  const auto a = analyze(spec, text_input());
+  EXPECT_FALSE(a.ok());
+  EXPECT_NE(a.error.find("46 classes"), std::string::npos) << a.error;
+  spec.layers.erase(spec.layers.begin() + 5);  // no Flatten: Dense on (73, 32)
+  spec.layers.back().units = kFromDataset;
+  EXPECT_NE(analyze(spec, text_input()).error.find("(None, 73, 46)"), std::string::npos);
+}
+
+TEST(Model, EmbeddingRulesAreChecked) {
+  ModelSpec spec = find_preset("seed-reuters").model;
+  spec.layers[0].input_dim = 1000;  // smaller than the vocabulary
+  EXPECT_NE(analyze(spec, text_input()).layers[0].error.find("smaller than the dataset's vocabulary"),
+            std::string::npos);
+  EXPECT_NE(analyze(find_preset("seed-reuters").model, image_input()).layers[0].error.find("first layer"),
+            std::string::npos);
+  EXPECT_NE(analyze(find_preset("spirals-mlp").model, text_input()).layers[0].error.find("start with an Embedding"),
+            std::string::npos);
+}
