@@ -52,6 +52,7 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent), physical_(list_ph
   backend_list_ = new QListWidget;
   backend_list_->setObjectName("backends");
   backend_list_->setMaximumHeight(90);
+  backend_list_->setWordWrap(true);
   backend_list_->setToolTip("Every all-reduce backend this build knows, and whether it can serve these replicas.");
   form->addRow("Backends", backend_list_);
   connect(devices_, &QComboBox::currentTextChanged, this, &DevicesPanel::update_replicas);
@@ -104,8 +105,9 @@ void DevicesPanel::update_backends() {
   backend_list_->clear();
   for (const auto& b : CommunicatorRegistry::instance().backends()) {
     const std::string why = replicas_.empty() ? std::string("no replicas") : b.unavailable(replicas_);
-    auto* item = new QListWidgetItem(why.empty() ? QString("✓ %1 — %2").arg(QString::fromStdString(b.name), QString::fromStdString(b.summary))
-                                                 : QString("✗ %1 — %2").arg(QString::fromStdString(b.name), QString::fromStdString(why)));
+    // Short rows that fit the tab; how each backend reduces is in its tooltip.
+    auto* item = new QListWidgetItem(why.empty() ? QString("✓ %1").arg(QString::fromStdString(b.name))
+                                                 : QString("✗ %1: %2").arg(QString::fromStdString(b.name), QString::fromStdString(why)));
     item->setToolTip(QString::fromStdString(b.summary));
     if (!why.empty()) item->setForeground(QColor("#888888"));
     backend_list_->addItem(item);

@@ -130,7 +130,6 @@ void RunsBrowser::on_loaded() {
   loading_ = false;
   for (auto& [dir, follower] : watcher_.result())
     if (follower && !entries_.count(dir)) entries_[dir].follower = std::move(follower);
-  status_->setText(QString("%1 run(s) in %2").arg(entries_.size()).arg(root_));
   refresh();
   poll_.start();
   if (!pending_selection_.isEmpty()) select_runs(std::exchange(pending_selection_, {}));
@@ -224,6 +223,11 @@ void RunsBrowser::refresh() {
     table_->setColumnWidth(run_column::kName, std::min(table_->columnWidth(run_column::kName), 260));
   }
   filling_ = false;
+  // Runs started or trashed since the folder was read count too (other messages stay until then).
+  if (entries_.size() != counted_) {
+    counted_ = entries_.size();
+    status_->setText(QString("%1 run(s) in %2").arg(counted_).arg(root_));
+  }
   apply_filter();
   if (selected_changed) on_selection_changed();
 }

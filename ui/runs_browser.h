@@ -96,6 +96,7 @@ class RunsBrowser : public QWidget {
 
   QString root_;
   std::map<QString, Entry> entries_;
+  size_t counted_ = static_cast<size_t>(-1);  // runs the status line last counted
   QTableWidget* table_;
   QLineEdit* filter_;
   QPlainTextEdit* notes_;

@@ -107,7 +107,8 @@ class LiveRunTest : public QObject {
     const QString all = rows.join("\n");
     QVERIFY2(all.contains("✓ shared-memory"), qPrintable(all));
     QVERIFY2(all.contains("✓ reduce-to-one"), qPrintable(all));
-    QVERIFY2(all.contains("✗ none — serves one replica only"), qPrintable(all));
+    QVERIFY2(all.contains("✗ none: serves one replica only"), qPrintable(all));
+    QVERIFY(list->item(1)->toolTip().contains("gather to replica 0"));
   }
 };
 

@@ -298,6 +298,9 @@ class RunsViewTest : public QObject {
         << "{\"status\": \"finished\", \"started_at\": \"2099-01-01T00:00:00Z\"}";
     QTRY_COMPARE_WITH_TIMEOUT(b.table()->rowCount(), before + 1, 5000);
     QCOMPARE(b.table()->item(0, 0)->text(), QString("20261130-120000-new"));  // the newest goes on top
+    // ... and counted.
+    QVERIFY2(b.status_line()->text().startsWith(QString("%1 run(s) in").arg(before + 1)),
+             qPrintable(b.status_line()->text()));
     // A corrupt run.json is listed as unreadable with the reason, not dropped.
     QDir().mkpath(root_ + "/20261130-130000-broken");
     std::ofstream((root_ + "/20261130-130000-broken/run.json").toStdString()) << "{\"status\": \"runn";  // cut short
