@@ -1,5 +1,7 @@
 #include "ui/dataset_panel.h"
 
+#include "mirror/data/registry.h"
+
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QDir>

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "mirror/data/registry.h"
+#include "mirror/data/dataset_options.h"
 
 class QComboBox;
 class QLabel;
@@ -17,6 +17,10 @@ class QSpinBox;
 class QTableWidget;
 class QGridLayout;
 class QPlainTextEdit;
+
+namespace mirror {
+class Dataset;
+}  // namespace mirror
 
 namespace mirror::ui {
 

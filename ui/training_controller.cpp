@@ -1,5 +1,7 @@
 #include "ui/training_controller.h"
 
+#include "mirror/runs/recorded_run.h"
+
 #include <QElapsedTimer>
 
 #include <cstdio>

@@ -9,9 +9,16 @@
 #include <functional>
 #include <memory>
 
-#include "mirror/runs/recorded_run.h"
+#include "mirror/runs/run_plan.h"
+#include "mirror/train/control.h"
+#include "mirror/train/events.h"
 #include "ui/event_types.h"
 
+
+namespace mirror {
+class Dataset;
+class RecordedRun;
+}  // namespace mirror
 
 namespace mirror::ui {
 

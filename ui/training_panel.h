@@ -4,7 +4,7 @@
 
 #include <QWidget>
 
-#include "mirror/optim/optimizer.h"
+#include "mirror/optim/optimizer_config.h"
 
 class QCheckBox;
 class QComboBox;

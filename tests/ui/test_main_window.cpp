@@ -10,6 +10,7 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "mirror/data/dataset.h"
 #include "mirror/model/presets.h"
 #include "mirror/runs/run_reader.h"
 #include "ui/dataset_panel.h"

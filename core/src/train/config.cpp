@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mirror/model/presets.h"
+#include "mirror/strategy/communicator.h"
 #include "mirror/util/error.h"
 
 namespace mirror {

@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "mirror/runs/run_reader.h"
+#include "mirror/data/registry.h"
+#include "mirror/runs/recorded_run.h"
 #include "mirror/runs/sweep.h"
 #include "mirror/util/error.h"
 #include "test_helpers.h"

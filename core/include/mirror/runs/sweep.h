@@ -12,10 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "mirror/runs/recorded_run.h"
+#include "mirror/runs/run_plan.h"
 #include "mirror/train/config.h"
 
 namespace mirror {
+
+class Dataset;
 
 // One axis of a grid: a config key (as to_json(TrainConfig) spells it, dotted: "optimizer.learning_rate")
 // and its values. `name` is what the person wrote ("lr"), used in labels.

@@ -13,18 +13,10 @@
 #include "mirror/optim/optimizer.h"
 #include "mirror/strategy/communicator.h"
 #include "mirror/strategy/device.h"
+#include "mirror/strategy/mirrored_options.h"
 #include "mirror/strategy/step_result.h"
 
 namespace mirror {
-
-struct MirroredOptions {
-  std::string communicator = "auto";  // "auto" or a registered backend (CommunicatorRegistry)
-  int sync_check_every = 100;      // steps between parameter-sync checks; 0 disables
-  int64_t bucket_bytes = 1 << 20;  // shared-memory all-reduce bucket size
-  int intra_op_threads = 0;        // per replica; 0: usable cores / replicas (at least 1)
-  bool deterministic = false;      // deterministic algorithms only (same seed, same numbers)
-  int top_k = 5;                   // k of the top-k accuracy (clamped to the number of classes)
-};
 
 // The replicas' training state as plain tensors: what a checkpoint holds. All replicas share
 // parameters and optimizer slots (they are mirrored); dropout streams are per replica.

@@ -1,16 +1,16 @@
 #pragma once
-// Everything that defines a training run, as plain data.
+// Everything that defines a training run, as plain data (no torch: the window includes it).
 
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <string>
 
-#include "mirror/data/registry.h"
+#include "mirror/data/dataset_options.h"
 #include "mirror/model/layer_spec.h"
+#include "mirror/optim/optimizer_config.h"
 #include "mirror/strategy/device.h"
-#include "mirror/strategy/mirrored.h"
-#include "mirror/optim/optimizer.h"
+#include "mirror/strategy/mirrored_options.h"
 
 namespace mirror {
 

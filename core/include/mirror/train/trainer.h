@@ -7,17 +7,10 @@
 #include "mirror/data/dataset.h"
 #include "mirror/train/checkpoint_store.h"
 #include "mirror/train/config.h"
+#include "mirror/train/control.h"
 #include "mirror/train/events.h"
 
 namespace mirror {
-
-// Flags another thread sets to steer a run; both are polled between steps.
-struct TrainControl {
-  std::atomic<bool> stop{false};   // finish the current step, then end the run as stopped
-  std::atomic<bool> pause{false};  // hold between steps until cleared (or stop is set)
-  // Set by the trainer while it holds between steps for a pause (the step in flight has landed).
-  std::atomic<bool> holding{false};
-};
 
 class Trainer {
  public:

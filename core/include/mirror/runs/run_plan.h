@@ -1,0 +1,34 @@
+#pragma once
+// What a recorded run is to be, decided before anything heavy happens: a new run's plan, or how
+// to continue a recorded one. Plain values, no torch (the window plans on its GUI thread).
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "mirror/runs/run_reader.h"
+#include "mirror/train/config.h"
+
+namespace mirror {
+
+// A new run, fully decided before anything heavy happens (so a window can show its folder at once).
+struct RunPlan {
+  TrainConfig config;
+  std::string dir;     // the run's folder, which must not hold a run yet; empty: not recorded
+  RunMeta meta;        // name and tags for meta.json; written only when it says something
+  nlohmann::json extra = nlohmann::json::object();  // members added to run.json as they are (a sweep's place)
+};
+
+// A fresh folder for a new run under `root`: "<UTC time>-<label>", the label defaulting to the
+// config's preset, else its model's name. Creates nothing.
+std::string plan_run_dir(const std::string& root, const TrainConfig& config, const std::string& label = {});
+
+// How to continue a recorded run; unset members keep what run.json recorded.
+struct ResumeOptions {
+  std::optional<int> epochs;         // train on until this epoch (continuing a finished run)
+  std::optional<int64_t> max_steps;  // 0: no step limit
+};
+
+}  // namespace mirror

@@ -1,0 +1,19 @@
+#pragma once
+// How the mirrored strategy runs: which all-reduce, how often to check the replicas agree, the
+// threads per replica. Plain values, no torch.
+
+#include <cstdint>
+#include <string>
+
+namespace mirror {
+
+struct MirroredOptions {
+  std::string communicator = "auto";  // "auto" or a registered backend (CommunicatorRegistry)
+  int sync_check_every = 100;      // steps between parameter-sync checks; 0 disables
+  int64_t bucket_bytes = 1 << 20;  // shared-memory all-reduce bucket size
+  int intra_op_threads = 0;        // per replica; 0: usable cores / replicas (at least 1)
+  bool deterministic = false;      // deterministic algorithms only (same seed, same numbers)
+  int top_k = 5;                   // k of the top-k accuracy (clamped to the number of classes)
+};
+
+}  // namespace mirror
