@@ -61,12 +61,6 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) {
 
 TrainingController::~TrainingController() { stop_and_wait(); }
 
-bool TrainingController::start(RunPlan plan, std::shared_ptr<const Dataset> dataset) {
-  return start([plan = std::move(plan), dataset = std::move(dataset)]() mutable {
-    return std::make_unique<RecordedRun>(std::move(plan), std::move(dataset));
-  });
-}
-
 bool TrainingController::resume(std::string run_dir, ResumeOptions options) {
   return start([run_dir = std::move(run_dir), options] { return RecordedRun::resume(run_dir, options); });
 }

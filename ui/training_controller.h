@@ -16,7 +16,6 @@
 
 
 namespace mirror {
-class Dataset;
 class RecordedRun;
 }  // namespace mirror
 
@@ -38,8 +37,6 @@ class TrainingController : public QObject {
   // finished(kFailed, message). Returns false, starting nothing, while a run is in progress.
   // GUI thread only.
   bool start(std::function<std::unique_ptr<RecordedRun>()> prepare);
-  // A new run as `plan` says, on `dataset` (null: loaded from the config on the run's thread).
-  bool start(RunPlan plan, std::shared_ptr<const Dataset> dataset);
   // Continues the run recorded in `run_dir` from its newest checkpoint (RecordedRun::resume).
   bool resume(std::string run_dir, ResumeOptions options = {});
   // Asks the run to stop after its current step. Thread-safe.
