@@ -1,9 +1,11 @@
 #include "mirror/data/keras_datasets.h"
 
+#ifdef MIRROR_WITH_DOWNLOADS
 #include <curl/curl.h>
+#include <openssl/evp.h>
+#endif
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
 #include <torch/torch.h>
 #include <unistd.h>
 
@@ -26,6 +28,7 @@ constexpr const char* kKerasOrigin = "https://storage.googleapis.com/tensorflow/
 constexpr const char* kReutersSha256 = "d6586e694ee56d7a4e65172e12b3e987c03096cb01eab99753921ef915959916";
 constexpr const char* kImdbSha256 = "69664113be75683a8fe16e3ed0ab59fda8886cb3cd7ada244f7d9544e4676b9f";
 
+#ifdef MIRROR_WITH_DOWNLOADS
 struct Download {
   std::FILE* file = nullptr;
   std::string name;
@@ -81,6 +84,11 @@ std::string download(const std::string& url, const std::string& path, const std:
   fs::rename(part, path, ec);
   return ec ? ec.message() : "";
 }
+#else
+std::string download(const std::string&, const std::string&, const std::string&) {
+  return "this build has no downloader (configured with MIRROR_WITH_DOWNLOADS=OFF)";
+}
+#endif
 
 std::vector<int64_t> as_labels(const NpyArray& a, const std::string& what) {
   if (a.object || a.shape.size() != 1) throw DataError(fmt::format("{}: labels must be a 1-D integer array", what));
@@ -168,6 +176,7 @@ std::string keras_cache_dir() {
   return (fs::path(h && *h ? h : "/tmp") / ".keras" / "datasets").string();
 }
 
+#ifdef MIRROR_WITH_DOWNLOADS
 std::string sha256_of_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(fmt::format("{}: cannot read", path));
@@ -185,6 +194,11 @@ std::string sha256_of_file(const std::string& path) {
   for (unsigned int i = 0; i < len; ++i) hex += fmt::format("{:02x}", digest[i]);
   return hex;
 }
+#else
+std::string sha256_of_file(const std::string& path) {
+  throw DataError(fmt::format("{}: this build cannot check SHA-256 (configured with MIRROR_WITH_DOWNLOADS=OFF)", path));
+}
+#endif
 
 std::string find_or_download(const std::string& file_name, const std::string& data_dir, const std::string& origin,
                              const std::string& sha256, bool allow_download) {

@@ -1,7 +1,9 @@
 #include "mirror/data/npy.h"
 
 #include <fmt/format.h>
+#ifdef MIRROR_WITH_ZIP
 #include <zip.h>
+#endif
 
 #include <cctype>
 #include <filesystem>
@@ -133,6 +135,7 @@ NpyArray parse_npy(const std::string& bytes, const std::string& what) {
 
 std::map<std::string, NpyArray> read_npz(const std::string& path, const std::vector<std::string>& members,
                                          int64_t max_member_bytes) {
+#ifdef MIRROR_WITH_ZIP
   if (!std::filesystem::exists(path)) throw DataError(fmt::format("{}: no such file", path));
   int err = 0;
   std::unique_ptr<zip_t, decltype(&zip_discard)> archive(zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &err),
@@ -170,6 +173,10 @@ std::map<std::string, NpyArray> read_npz(const std::string& path, const std::vec
     out.emplace(name, parse_npy(bytes, what));
   }
   return out;
+#else
+  throw DataError(fmt::format("{}: this build reads no .npz archives (configured with MIRROR_WITH_ZIP=OFF); "
+                              "rebuild with libzip, or use another dataset", path));
+#endif
 }
 
 }  // namespace mirror
