@@ -1,8 +1,11 @@
 #pragma once
 // Small helpers shared by the core tests.
 
+#include <ftw.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <cctype>
 #include <filesystem>
@@ -25,6 +28,14 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
+// Removes `path` and everything under it, like std::filesystem::remove_all. Through POSIX: a pip
+// torch's libtorch.so (2.11) exports its own std::filesystem::remove_all, which crashed when the
+// tests bound to it.
+inline void remove_tree(const std::filesystem::path& path) {
+  nftw(path.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return std::remove(p); }, 16,
+       FTW_DEPTH | FTW_PHYS);
+}
+
 // A fresh directory under the system's temp folder, removed with everything in it at scope end.
 class TempDir {
  public:
@@ -33,7 +44,7 @@ class TempDir {
               ("mirror-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
     std::filesystem::create_directories(path_);
   }
-  ~TempDir() { std::filesystem::remove_all(path_); }
+  ~TempDir() { remove_tree(path_); }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   std::string operator/(const std::string& name) const { return (path_ / name).string(); }

@@ -4,11 +4,22 @@
 #include <torch/torch.h>
 
 #include "mirror/strategy/barrier.h"
+#include "mirror/strategy/gpu.h"
 #include "mirror/util/error.h"
+
+#ifdef MIRROR_HAVE_NCCL
+#include "nccl_communicator.h"
+#endif
 
 namespace mirror {
 
 namespace {
+// GPU tensors: the calling rank's queued work on them must finish before another rank's thread
+// reads or writes them (each replica runs on its own stream). Nothing for CPU tensors.
+void finish_queued_work(const std::vector<torch::Tensor>& tensors) {
+  if (!tensors.empty()) synchronize_stream_of(tensors.front());
+}
+
 class CompletedWork : public Work {
  public:
   void wait() override {}
@@ -25,9 +36,11 @@ class InProcessCommunicator : public Communicator {
     if (rank < 0 || rank >= world_size_)
       throw std::invalid_argument(fmt::format("{}: rank {} outside [0, {})", name(), rank, world_size_));
     slots_[static_cast<size_t>(rank)] = &tensors;  // read by others only between the two barriers
+    finish_queued_work(tensors);
     barrier_.arrive_and_wait();
     check_shapes(rank);
     reduce(rank);
+    finish_queued_work(tensors);
     barrier_.arrive_and_wait();
     return std::make_shared<CompletedWork>();
   }
@@ -82,6 +95,7 @@ class ReduceToOneCommunicator : public InProcessCommunicator {
       auto& root = slot(0);
       for (size_t i = 0; i < root.size(); ++i)
         for (int q = 1; q < world_size(); ++q) root[i].add_(slot(q)[i].to(root[i].device()));
+      finish_queued_work(root);
     }
     phase_.arrive_and_wait();
     if (rank != 0) {
@@ -170,6 +184,9 @@ std::vector<CommunicatorBackend> built_in_backends() {
                [](const CommunicatorSpec& s) -> std::unique_ptr<Communicator> {
                  return std::make_unique<SharedMemoryCommunicator>(s.world_size, s.bucket_bytes);
                }});
+#ifdef MIRROR_HAVE_NCCL
+  b.push_back(nccl_backend());
+#endif
   return b;
 }
 

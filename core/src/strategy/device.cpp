@@ -2,11 +2,12 @@
 
 #include <fmt/format.h>
 #include <sys/utsname.h>
-#include <torch/cuda.h>
 
 #include <set>
 #include <sstream>
 
+#include "mirror/strategy/cuda_runtime.h"
+#include "mirror/strategy/gpu.h"
 #include "mirror/util/error.h"
 #include "mirror/util/threads.h"
 
@@ -27,13 +28,15 @@ std::vector<PhysicalDevice> list_physical_devices() {
   const std::string arch = uname(&u) == 0 ? u.machine : "cpu";
   cpu.model = fmt::format("{}, {} cores", arch, cpu.cores);
   out.push_back(cpu);
-  const int gpus = static_cast<int>(torch::cuda::device_count());
-  for (int i = 0; i < gpus; ++i) {
+  if (!cuda_training_available()) return out;  // cuda_report().unavailable says why
+  for (const auto& gpu : cuda_report().gpus) {
     PhysicalDevice g;
     g.type = DeviceType::kCuda;
-    g.index = i;
-    g.name = fmt::format("cuda:{}", i);
-    g.model = "CUDA GPU";  // name and memory need the CUDA runtime; filled in by the CUDA build
+    g.index = gpu.index;
+    g.name = fmt::format("cuda:{}", gpu.index);
+    g.model = fmt::format("{}, {} MiB, compute capability {}.{}", gpu.name, gpu.memory_mib, gpu.compute_major,
+                          gpu.compute_minor);
+    g.memory_mib = gpu.memory_mib;
     out.push_back(g);
   }
   return out;
@@ -67,7 +70,8 @@ std::vector<LogicalDevice> resolve_devices(const DeviceRequest& request,
     for (const auto& d : available)
       if (d.type == DeviceType::kCuda) chosen.push_back(&d);
     if (chosen.empty())
-      throw ConfigError(fmt::format("--devices cuda: no CUDA GPU is available to this build; available: {}", avail));
+      throw ConfigError(fmt::format("--devices cuda: no CUDA GPU is available to this build ({}); available: {}",
+                                    cuda_report().unavailable, avail));
   } else if (spec.rfind("cuda:", 0) == 0) {
     std::stringstream list(spec.substr(5));
     std::string item;
@@ -85,7 +89,10 @@ std::vector<LogicalDevice> resolve_devices(const DeviceRequest& request,
       if (!seen.insert(index).second)
         throw ConfigError(fmt::format("--devices {}: GPU {} is listed twice (use --logical to split a GPU)", spec, index));
       const auto* d = find(DeviceType::kCuda, index);
-      if (!d) throw ConfigError(fmt::format("--devices {}: there is no cuda:{}; available: {}", spec, index, avail));
+      if (!d) {
+        const std::string why = cuda_report().usable() ? "" : " (" + cuda_report().unavailable + ")";
+        throw ConfigError(fmt::format("--devices {}: there is no cuda:{}{}; available: {}", spec, index, why, avail));
+      }
       chosen.push_back(d);
     }
     if (chosen.empty()) throw ConfigError(fmt::format("--devices {}: no GPU index given", spec));

@@ -4,12 +4,16 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <cmath>
 #include <mutex>
 #include <optional>
 
 #include "mirror/model/builder.h"
+#include "mirror/strategy/cuda_runtime.h"
+#include "mirror/strategy/gpu.h"
 #include "mirror/strategy/replica_pool.h"
 #include "mirror/strategy/shard_plan.h"
 #include "mirror/util/error.h"
@@ -28,7 +32,11 @@ struct Replica {
   std::vector<torch::Tensor> reduce_list;  // {flat_grads}, handed to the communicator
   std::unique_ptr<Optimizer> optimizer;
   at::Generator dropout_rng;
-  MetricSums sums;  // of its shard, this step
+  ReplicaStream stream;                   // CUDA replicas: its own stream
+  std::unique_ptr<GpuEventTimer> timer;   // CUDA replicas: compute / all-reduce / update times
+  int sharing_device = 1;                 // replicas on this replica's physical device
+  torch::Tensor metrics;  // its shard's {loss sum, hits, top-k hits} this step, on its device
+  MetricSums sums;        // the same, read back after the step
   ReplicaTiming timing;
 };
 
@@ -71,15 +79,45 @@ void flatten_parameters(Replica& r) {
   r.reduce_list = {r.flat_grads};
 }
 
-// Per-example metrics of one shard: loss sum, arg-max hits, top-k hits.
-void add_metrics(MetricSums& out, const torch::Tensor& logits, const torch::Tensor& y,
-                 const torch::Tensor& loss_sum, int top_k) {
+// Per-example metrics of one shard as one float64 tensor on the shard's device: {loss sum,
+// arg-max hits, top-k hits}. Read back once per step, so a GPU replica waits for the host once.
+torch::Tensor shard_metrics(const torch::Tensor& logits, const torch::Tensor& y, const torch::Tensor& loss_sum,
+                            int top_k) {
   torch::NoGradGuard no_grad;
-  out.samples += y.size(0);
-  out.loss_sum += loss_sum.item<double>();
-  out.correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+  auto correct = logits.argmax(1).eq(y).sum();
   auto top = std::get<1>(logits.topk(top_k, /*dim=*/1));
-  out.top_k_correct += top.eq(y.unsqueeze(1)).any(1).sum().item<int64_t>();
+  auto top_k_correct = top.eq(y.unsqueeze(1)).any(1).sum();
+  return torch::stack({loss_sum.to(torch::kFloat64), correct.to(torch::kFloat64), top_k_correct.to(torch::kFloat64)});
+}
+
+void read_metrics(Replica& rep, int64_t samples) {
+  rep.sums = MetricSums{};
+  if (!rep.metrics.defined()) return;
+  const auto m = rep.metrics.to(torch::kCPU);
+  const double* v = m.data_ptr<double>();
+  rep.sums.samples = samples;
+  rep.sums.loss_sum = v[0];
+  rep.sums.correct = static_cast<int64_t>(v[1]);
+  rep.sums.top_k_correct = static_cast<int64_t>(v[2]);
+  rep.metrics = torch::Tensor();
+}
+
+// Copies replica `r`'s part of a host tensor to its device: straight for CPU replicas; through
+// pinned memory and asynchronously on its stream for GPU replicas.
+torch::Tensor shard_to_device(const torch::Tensor& host, int64_t offset, int64_t size, const torch::Device& device) {
+  auto part = host.narrow(0, offset, size);
+  if (!device.is_cuda()) return part.to(device);
+  return part.pin_memory().to(device, /*non_blocking=*/true);
+}
+
+// A CUDA out-of-memory error of replica `rep` as one line naming its logical device and limit.
+[[noreturn]] void rethrow_out_of_memory(const LogicalDevice& d, const std::string& needed) {
+  const std::string limit = d.memory_limit_mib > 0
+                                ? fmt::format("its limit is {} MiB (--memory-limit)", d.memory_limit_mib)
+                                : fmt::format("{} has {} MiB", d.physical.name, d.physical.memory_mib);
+  throw RunError(fmt::format("logical device {} ran out of memory: it needed {} more and {}. Use a smaller batch, "
+                             "fewer logical devices per GPU or a larger --memory-limit",
+                             d.name(), needed, limit));
 }
 
 uint64_t fnv1a(const torch::Tensor& flat) {
@@ -109,7 +147,13 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
   threads_per_replica_ = intra_op_threads_per_replica(n, usable_cores(), options_.intra_op_threads);
   const int64_t classes = model.layers.back().output_shape.back();
   top_k_ = static_cast<int>(std::min<int64_t>(options_.top_k, classes));
+  const bool on_gpu = std::any_of(devices_.begin(), devices_.end(),
+                                  [](const LogicalDevice& d) { return d.physical.type == DeviceType::kCuda; });
+  if (on_gpu && !cuda_training_available())
+    throw ConfigError(fmt::format("cannot train on {}: {}", devices_[0].name(), cuda_report().unavailable));
+  if (on_gpu && options_.deterministic) make_cuda_deterministic();
   if (options_.deterministic) at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+  if (on_gpu) limit_gpu_memory();
 
   {
     std::lock_guard lock(init_mutex());
@@ -118,10 +162,24 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
       auto rep = std::make_unique<Replica>();
       rep->device = torch_device(devices_[static_cast<size_t>(r)]);
       // Each replica drops out with its own stream, derived from the run's seed.
-      rep->dropout_rng = at::make_generator<at::CPUGeneratorImpl>(seed * 1000003ull + static_cast<uint64_t>(r) + 1);
+      rep->dropout_rng = make_dropout_generator(rep->device, seed * 1000003ull + static_cast<uint64_t>(r) + 1);
       rep->model = build_model(model, rep->dropout_rng);
-      rep->model->to(rep->device);
-      flatten_parameters(*rep);
+      try {
+        rep->model->to(rep->device);
+        flatten_parameters(*rep);
+      } catch (const std::exception& e) {
+        if (const std::string needed = cuda_out_of_memory(e); !needed.empty())
+          rethrow_out_of_memory(devices_[static_cast<size_t>(r)], needed);
+        throw;
+      }
+      if (rep->device.is_cuda()) {
+        rep->stream = ReplicaStream::for_device(rep->device.index());
+        rep->timer = std::make_unique<GpuEventTimer>(rep->device.index(), rep->stream.handle(), 4);
+        rep->sharing_device = static_cast<int>(
+            std::count_if(devices_.begin(), devices_.end(), [&](const LogicalDevice& d) {
+              return d.physical.type == DeviceType::kCuda && d.physical.index == rep->device.index();
+            }));
+      }
       replicas_.push_back(std::move(rep));
     }
   }
@@ -131,11 +189,39 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
     for (int r = 1; r < n; ++r) replicas_[static_cast<size_t>(r)]->flat_params.copy_(replicas_[0]->flat_params);
   }
   for (auto& rep : replicas_) rep->optimizer = make_optimizer(optimizer, rep->flat_params);
+  // Weights and slots were written on the default stream; replica streams do not wait for it.
+  for (auto& rep : replicas_) synchronize_device(rep->device);
   const int threads = threads_per_replica_;
   pool_ = std::make_unique<ReplicaPool>(n, [threads](int) { apply_thread_budget(threads); });
 }
 
 MirroredStrategy::~MirroredStrategy() { pool_.reset(); }
+
+void MirroredStrategy::limit_gpu_memory() {
+  // LibTorch's caching allocator is per physical GPU, so the logical devices of one card share
+  // one cap: the sum of their limits. The replica whose allocation fails is named in the error.
+  // A card without limits gets all of its memory back (an earlier run in this process may have
+  // capped it).
+  std::map<int, std::pair<int64_t, int64_t>> per_gpu;  // index -> (summed limit, card memory)
+  for (const auto& d : devices_) {
+    if (d.physical.type != DeviceType::kCuda) continue;
+    auto& [limit, total] = per_gpu[d.physical.index];
+    total = d.physical.memory_mib;
+    // A logical device without a limit may use the whole card.
+    limit = (limit < 0 || d.memory_limit_mib <= 0) ? -1 : limit + d.memory_limit_mib;
+  }
+  for (auto& [index, limits] : per_gpu)
+    if (limits.first < 0) limits.first = limits.second;
+  for (const auto& [index, limits] : per_gpu) {
+    if (limits.second > 0 && limits.first > limits.second)
+      throw ConfigError(fmt::format("--memory-limit: the logical devices of cuda:{} ask for {} MiB together, but it "
+                                    "has {} MiB",
+                                    index, limits.first, limits.second));
+    limit_device_memory(index, limits.first, limits.second);  // starts CUDA on the card too
+  }
+  for (const auto& d : devices_)
+    if (d.physical.type == DeviceType::kCuda) reset_peak_device_memory(d.physical.index);
+}
 
 int MirroredStrategy::num_replicas() const { return static_cast<int>(replicas_.size()); }
 
@@ -173,8 +259,14 @@ void MirroredStrategy::restore(const StrategyState& s) {
     auto& rep = *replicas_[r];
     rep.flat_params.copy_(s.params);
     rep.optimizer->load_slots(s.optimizer_slots, s.optimizer_iterations);
-    rep.dropout_rng.set_state(s.dropout_rng[r]);
+    try {
+      rep.dropout_rng.set_state(s.dropout_rng[r]);
+    } catch (const c10::Error&) {
+      throw DataError(fmt::format("the checkpoint's dropout stream of replica {} does not fit {}: resume on the same "
+                                  "kind of device (CPU or GPU) it was written on", r, devices_[r].name()));
+    }
   }
+  for (auto& rep : replicas_) synchronize_device(rep->device);
   steps_ = s.steps;
 }
 
@@ -195,8 +287,8 @@ namespace {
 void run_shard(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, bool train, double inv_global,
                int top_k) {
   if (plan.size(r) == 0) return;
-  auto x = batch.x.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
-  auto y = batch.y.narrow(0, plan.offset(r), plan.size(r)).to(rep.device);
+  auto x = shard_to_device(batch.x, plan.offset(r), plan.size(r), rep.device);
+  auto y = shard_to_device(batch.y, plan.offset(r), plan.size(r), rep.device);
   std::optional<torch::NoGradGuard> no_grad;
   if (!train) no_grad.emplace();
   train ? rep.model->train() : rep.model->eval();
@@ -204,10 +296,52 @@ void run_shard(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, b
   auto loss_sum = torch::nn::functional::cross_entropy(
       logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
   if (train) (loss_sum * inv_global).backward();
-  add_metrics(rep.sums, logits.detach(), y, loss_sum.detach(), top_k);
+  rep.metrics = shard_metrics(logits.detach(), y, loss_sum.detach(), top_k);
   if (!train) rep.model->train();
 }
 }  // namespace
+
+void MirroredStrategy::replica_step(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, bool train,
+                                    double inv_global, int top_k) {
+  rep.timing = ReplicaTiming{r, plan.size(r), 0, 0, 0};
+  // Host clocks time CPU replicas; CUDA events time GPU replicas, whose work is asynchronous.
+  GpuEventTimer* gpu = rep.timer.get();
+  double host_ms[3] = {0, 0, 0};
+  auto t0 = Clock::now();
+  auto lap = [&](int stage) {
+    if (gpu) {
+      gpu->mark(stage + 1);
+    } else {
+      host_ms[stage] = ms_since(t0);
+      t0 = Clock::now();
+    }
+  };
+  if (gpu) gpu->mark(0);
+  if (train) rep.flat_grads.zero_();
+  run_shard(rep, batch, plan, r, train, inv_global, top_k);
+  lap(0);
+  if (train) {
+    communicator_->allreduce_sum(r, rep.reduce_list)->wait();
+    lap(1);
+    {
+      torch::NoGradGuard no_grad;
+      rep.optimizer->step(rep.flat_params, rep.flat_grads);
+    }
+    lap(2);
+  } else if (gpu) {
+    gpu->mark(2);
+    gpu->mark(3);
+  }
+  read_metrics(rep, plan.size(r));
+  if (gpu) {
+    const auto ms = gpu->elapsed_ms();
+    std::copy(ms.begin(), ms.end(), host_ms);
+    rep.timing.memory_mib = peak_device_memory_mib(rep.device.index()) / rep.sharing_device;
+  }
+  rep.timing.compute_ms = host_ms[0];
+  rep.timing.allreduce_ms = host_ms[1];
+  rep.timing.update_ms = host_ms[2];
+}
 
 StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
   const int64_t global = batch.size();
@@ -217,22 +351,16 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
   const int top_k = top_k_;
   run_replicas([&](int r) {
     Replica& rep = *replicas_[static_cast<size_t>(r)];
-    rep.sums = MetricSums{};
-    rep.timing = ReplicaTiming{r, plan.size(r), 0, 0, 0};
-    auto t0 = Clock::now();
-    if (train) rep.flat_grads.zero_();
-    run_shard(rep, batch, plan, r, train, inv_global, top_k);
-    rep.timing.compute_ms = ms_since(t0);
-    if (!train) return;
-    t0 = Clock::now();
-    communicator_->allreduce_sum(r, rep.reduce_list)->wait();
-    rep.timing.allreduce_ms = ms_since(t0);
-    t0 = Clock::now();
-    {
-      torch::NoGradGuard no_grad;
-      rep.optimizer->step(rep.flat_params, rep.flat_grads);
+    try {
+      StreamScope on_stream(rep.stream);
+      replica_step(rep, batch, plan, r, train, inv_global, top_k);
+    } catch (const CollectiveAborted&) {
+      throw;
+    } catch (const std::exception& e) {
+      if (const std::string needed = cuda_out_of_memory(e); !needed.empty())
+        rethrow_out_of_memory(devices_[static_cast<size_t>(r)], needed);
+      throw;
     }
-    rep.timing.update_ms = ms_since(t0);
   });
   StepResult total;
   for (const auto& rep : replicas_) {

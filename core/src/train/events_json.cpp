@@ -16,9 +16,12 @@ nlohmann::json to_json(const RunStarted& e) {
 
 nlohmann::json to_json(const StepMetrics& e) {
   nlohmann::json replicas = nlohmann::json::array();
-  for (const auto& r : e.replicas)
-    replicas.push_back({{"replica", r.replica}, {"shard", r.shard_size}, {"compute_ms", r.compute_ms},
-                        {"allreduce_ms", r.allreduce_ms}, {"update_ms", r.update_ms}});
+  for (const auto& r : e.replicas) {
+    nlohmann::json j = {{"replica", r.replica}, {"shard", r.shard_size}, {"compute_ms", r.compute_ms},
+                        {"allreduce_ms", r.allreduce_ms}, {"update_ms", r.update_ms}};
+    if (r.memory_mib > 0) j["memory_mib"] = r.memory_mib;
+    replicas.push_back(std::move(j));
+  }
   return {{"type", "step"},
           {"epoch", e.epoch},
           {"step", e.step},

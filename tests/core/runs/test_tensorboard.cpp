@@ -9,6 +9,7 @@
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/tensorboard.h"
 #include "mirror/util/error.h"
+#include "test_helpers.h"
 
 using namespace mirror;
 namespace fs = std::filesystem;
@@ -68,7 +69,7 @@ TEST(TensorBoard, RecordsHaveTheExactTfRecordLayout) {
 
 TEST(TensorBoard, WriterRoundTripsAndAKilledWriterLosesOnlyItsLastRecord) {
   const auto dir = fs::temp_directory_path() / ("mirror-tb-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  mirror::testing::remove_tree(dir);
   std::string path;
   {
     TensorBoardWriter w(dir.string());
@@ -110,7 +111,7 @@ TEST(TensorBoard, WriterRoundTripsAndAKilledWriterLosesOnlyItsLastRecord) {
   warning.clear();
   points = read_tensorboard_scalars(path, &warning);
   EXPECT_NE(warning.find("wrong CRC"), std::string::npos) << warning;
-  fs::remove_all(dir);
+  mirror::testing::remove_tree(dir);
 }
 
 namespace {
@@ -119,7 +120,7 @@ void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::i
 
 TEST(RunReader, HalfWrittenFilesOpenWithAWarningAndLoseNothingIntact) {
   const auto root = fs::temp_directory_path() / ("mirror-runs-" + std::to_string(::getpid()));
-  fs::remove_all(root);
+  mirror::testing::remove_tree(root);
   const auto good = root / "20261130-100000-good";
   fs::create_directories(good);
   write(good / "run.json", R"({"status": "running", "config": {"preset": "p", "seed": 1, "dataset": {"name": "blobs"}}})");
@@ -159,5 +160,5 @@ TEST(RunReader, HalfWrittenFilesOpenWithAWarningAndLoseNothingIntact) {
   b.run = nlohmann::json::parse(R"({"config": {"seed": 1, "optimizer": {"name": "adam", "learning_rate": 0.1}}})");
   EXPECT_EQ(differing_config_keys({a, b}), std::vector<std::string>{"optimizer.learning_rate"});
   EXPECT_EQ(config_value(b, "optimizer.learning_rate"), "0.1");
-  fs::remove_all(root);
+  mirror::testing::remove_tree(root);
 }

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "mirror/strategy/communicator.h"
+#include "mirror/strategy/cuda_runtime.h"
 #include "mirror/util/error.h"
 #include "test_helpers.h"
 
@@ -133,7 +134,10 @@ TEST(CommunicatorRegistry, ListsTheBuiltInsWithAvailabilityAndAcceptsNewBackends
   const std::vector<LogicalDevice> gpus = {LogicalDevice{PhysicalDevice{DeviceType::kCuda, 0, "cuda:0", "GPU", 0, 0}, 0, 1},
                                            LogicalDevice{PhysicalDevice{DeviceType::kCuda, 1, "cuda:1", "GPU", 0, 0}, 0, 1}};
   EXPECT_EQ(registry.find("shared-memory")->unavailable(gpus), "needs CPU replicas; use reduce-to-one for GPUs");
-  EXPECT_EQ(registry.available_multi_replica(gpus), std::vector<std::string>{"reduce-to-one"});
+  // NCCL joins where this build has it and the machine has both GPUs.
+  std::vector<std::string> on_gpus = {"reduce-to-one"};
+  if (registry.find("nccl") && cuda_report().usable() && cuda_report().gpus.size() >= 2) on_gpus.push_back("nccl");
+  EXPECT_EQ(registry.available_multi_replica(gpus), on_gpus);
   // A backend that registers with a higher rank is what `auto` picks, and tests see it.
   registry.add({"test-best", "sums like reduce-to-one", [](const std::vector<LogicalDevice>&) { return std::string(); },
                 100, "test-best: the best there is", [](const CommunicatorSpec& s) {

@@ -12,6 +12,7 @@
 #include "mirror/strategy/fake_communicator.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
+#include "test_helpers.h"
 
 using namespace mirror;
 
@@ -265,7 +266,7 @@ Trace run_blobs(const std::string& checkpoint_dir, int64_t max_steps, const std:
 
 TEST(Trainer, ResumedRunContinuesWithExactlyTheUninterruptedNumbers) {
   const auto dir = std::filesystem::temp_directory_path() / ("mirror-resume-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  mirror::testing::remove_tree(dir);
   const Trace whole = run_blobs("", 0, "");
   ASSERT_EQ(whole.fin.status, RunStatus::kFinished) << whole.fin.message;
   ASSERT_EQ(whole.losses.size(), 36u);
@@ -294,6 +295,6 @@ TEST(Trainer, ResumedRunContinuesWithExactlyTheUninterruptedNumbers) {
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("broken.pt"), std::string::npos) << e.what();
   }
-  std::filesystem::remove_all(dir);
+  mirror::testing::remove_tree(dir);
 }
 

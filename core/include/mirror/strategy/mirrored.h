@@ -29,6 +29,7 @@ struct StrategyState {
 };
 
 class ReplicaPool;
+class ShardPlan;
 struct Replica;
 
 class MirroredStrategy {
@@ -76,6 +77,11 @@ class MirroredStrategy {
   // One step over the replicas: training (forward, backward, all-reduce, update) or evaluation
   // (forward only).
   StepResult run_step(const Batch& batch, bool train);
+  // Replica `r`'s part of a step, on its own thread and stream.
+  void replica_step(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, bool train, double inv_global,
+                    int top_k);
+  // Caps LibTorch's allocator on each GPU at the sum of its logical devices' --memory-limit.
+  void limit_gpu_memory();
 
   std::vector<LogicalDevice> devices_;
   MirroredOptions options_;

@@ -14,6 +14,7 @@ struct ReplicaTiming {
   double compute_ms = 0;    // forward + backward
   double allreduce_ms = 0;  // waiting for and doing the all-reduce
   double update_ms = 0;     // optimizer update
+  double memory_mib = 0;    // GPU replicas: peak memory of its card so far / replicas on that card
 };
 
 // Sums over examples: of one step's global batch, of an epoch so far, of a validation pass.

@@ -1,0 +1,163 @@
+// GPU replicas: the CUDA build's device list, equivalence of CPU, one GPU and logical GPUs, the
+// memory limit, NCCL's refusal of logical GPUs. Tests that need a usable GPU skip with the
+// reason when there is none; the rest run everywhere.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "mirror/data/synthetic.h"
+#include "mirror/model/presets.h"
+#include "mirror/strategy/cuda_runtime.h"
+#include "mirror/strategy/gpu.h"
+#include "mirror/strategy/mirrored.h"
+#include "mirror/train/trainer.h"
+#include "mirror/util/error.h"
+#include "test_helpers.h"
+
+using namespace mirror;
+using mirror::testing::error_of;
+
+namespace {
+#define REQUIRE_GPU()                                                                                    \
+  if (!cuda_training_available()) GTEST_SKIP() << "no usable GPU: " << cuda_report().unavailable; \
+  static_assert(true)
+
+std::shared_ptr<const Dataset> small_text() {
+  SyntheticTextOptions o;
+  o.vocab_size = 300;
+  o.sequence_length = 24;
+  o.classes = 5;
+  o.train_size = 600;
+  o.val_size = 50;
+  return make_synthetic_text(o);
+}
+
+// The tutorial's layers (Embedding, Conv1D, pooling, Dense), small; no dropout, so CPU and GPU
+// replicas draw nothing random and must agree.
+ModelSpec small_text_model() {
+  ModelSpec m = find_preset("seed-reuters").model;
+  m.layers[1].kernel = {3};
+  m.layers[1].units = 8;
+  m.layers[3].units = 6;
+  return m;
+}
+
+struct Trajectory {
+  std::vector<double> losses;
+  torch::Tensor params;
+  std::vector<ReplicaTiming> last_timings;
+};
+
+Trajectory train(const DeviceRequest& request, const std::string& communicator, int steps) {
+  const auto data = small_text();
+  const auto analysis = analyze(small_text_model(), input_spec(*data));
+  OptimizerConfig opt;
+  opt.name = "nadam";
+  opt.learning_rate = 0.01;
+  MirroredOptions mo;
+  mo.communicator = communicator;
+  mo.sync_check_every = 5;
+  mo.deterministic = true;
+  MirroredStrategy s(resolve_devices(request, list_physical_devices()), analysis, opt, mo, /*seed=*/7);
+  Trajectory t;
+  for (int step = 0; step < steps; ++step) {
+    std::vector<int64_t> idx;
+    for (int64_t i = 0; i < 26; ++i) idx.push_back((step * 26 + i * 7) % data->size(Split::kTrain));
+    const auto r = s.train_step(data->gather(Split::kTrain, idx));
+    EXPECT_EQ(r.sums.samples, 26);
+    t.losses.push_back(r.sums.loss());
+    t.last_timings = r.replicas;
+  }
+  s.check_sync();  // replicas bit-identical
+  t.params = s.replica_parameters(s.num_replicas() - 1).to(torch::kCPU).clone();
+  return t;
+}
+
+double relative(const torch::Tensor& a, const torch::Tensor& b) { return ((a - b).norm() / b.norm()).item<double>(); }
+}  // namespace
+
+TEST(CudaReport, SaysWhyWhenNoGpuCanTrainAndListsUsableOnes) {
+  const CudaReport& r = cuda_report();
+  const auto devices = list_physical_devices();
+  const auto gpus = std::count_if(devices.begin(), devices.end(), [](const PhysicalDevice& d) {
+    return d.type == DeviceType::kCuda;
+  });
+  if (cuda_training_available()) {
+    EXPECT_TRUE(r.unavailable.empty());
+    EXPECT_EQ(gpus, static_cast<long>(r.gpus.size()));
+    for (const auto& g : r.gpus) {
+      EXPECT_FALSE(g.name.empty());
+      EXPECT_GT(g.memory_mib, 0);
+      EXPECT_GT(g.compute_major, 0);
+    }
+  } else {
+    EXPECT_FALSE(r.unavailable.empty());
+    EXPECT_EQ(gpus, 0);
+    const std::string e = error_of<ConfigError>([&] { resolve_devices({"cuda", 1, 0}, devices); });
+    EXPECT_NE(e.find(r.unavailable), std::string::npos) << e;
+  }
+}
+
+TEST(CudaOutOfMemory, ReadsWhatTheAllocatorTriedToAllocate) {
+  EXPECT_EQ(cuda_out_of_memory(std::runtime_error(
+                "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.81 GiB")),
+            "2.00 GiB");
+  EXPECT_EQ(cuda_out_of_memory(std::runtime_error("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 4 GiB)")),
+            "20.00 MiB");
+  EXPECT_EQ(cuda_out_of_memory(std::runtime_error("CUDA out of memory.")), "more memory");
+  EXPECT_EQ(cuda_out_of_memory(std::runtime_error("DefaultCPUAllocator: not enough memory")), "");
+}
+
+TEST(GpuReplicas, OneGpuTwoLogicalGpusAndOneCpuReplicaFollowTheSameTrajectory) {
+  REQUIRE_GPU();
+  const Trajectory cpu = train({"cpu", 1, 0}, "auto", 20);
+  const Trajectory gpu = train({"cuda:0", 1, 0}, "auto", 20);
+  const Trajectory logical = train({"cuda:0", 2, 0}, "reduce-to-one", 20);
+  for (size_t s = 0; s < cpu.losses.size(); ++s) {
+    EXPECT_NEAR(gpu.losses[s], cpu.losses[s], 1e-4 * std::abs(cpu.losses[s])) << "1 GPU, step " << s;
+    EXPECT_NEAR(logical.losses[s], cpu.losses[s], 1e-4 * std::abs(cpu.losses[s])) << "2 logical GPUs, step " << s;
+  }
+  EXPECT_LT(relative(gpu.params, cpu.params), 1e-4);
+  EXPECT_LT(relative(logical.params, cpu.params), 1e-4);
+  // Timed by CUDA events: every replica reports where its step went, and its card's memory.
+  ASSERT_EQ(logical.last_timings.size(), 2u);
+  for (const auto& t : logical.last_timings) {
+    EXPECT_GT(t.compute_ms, 0);
+    EXPECT_GT(t.allreduce_ms, 0);
+    EXPECT_GT(t.update_ms, 0);
+    EXPECT_GT(t.memory_mib, 0);
+  }
+}
+
+TEST(GpuReplicas, AutoPicksReduceToOneForLogicalGpusAndNcclRefusesThem) {
+  REQUIRE_GPU();
+  const auto devices = resolve_devices({"cuda:0", 2, 0}, list_physical_devices());
+  EXPECT_EQ(choose_communicator("auto", devices).name, "reduce-to-one");
+  if (!CommunicatorRegistry::instance().find("nccl")) GTEST_SKIP() << "this build has no NCCL";
+  const std::string e = error_of<ConfigError>([&] { choose_communicator("nccl", devices); });
+  EXPECT_NE(e.find("NCCL needs one replica per physical GPU"), std::string::npos) << e;
+  EXPECT_NE(e.find("2 replicas share cuda:0"), std::string::npos) << e;
+}
+
+TEST(GpuReplicas, AReplicaOverItsMemoryLimitFailsNamingTheLogicalDeviceAndTheLimit) {
+  REQUIRE_GPU();
+  // 2 x 64 MiB on cuda:0, and a 256 MiB weight matrix: the first replica's copy cannot fit.
+  ModelSpec m;
+  LayerSpec wide;
+  wide.kind = LayerKind::kDense;
+  wide.units = 8192;
+  LayerSpec out = wide;
+  out.units = 2;
+  m.layers = {wide, out};
+  const auto analysis = analyze(m, InputSpec{{8192}, false, 0, 2});
+  OptimizerConfig opt;
+  opt.name = "sgd";
+  opt.learning_rate = 0.1;
+  const std::string e = error_of<RunError>([&] {
+    MirroredStrategy s(resolve_devices({"cuda:0", 2, 64}, list_physical_devices()), analysis, opt, MirroredOptions{}, 1);
+  });
+  EXPECT_NE(e.find("logical device cuda:0/logical:0 ran out of memory"), std::string::npos) << e;
+  EXPECT_NE(e.find("its limit is 64 MiB"), std::string::npos) << e;
+  // The cap goes with the run: a later run without a limit has the whole card again.
+  const Trajectory after = train({"cuda:0", 1, 0}, "auto", 2);
+  EXPECT_EQ(after.losses.size(), 2u);
+}
