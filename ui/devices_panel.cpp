@@ -8,6 +8,7 @@
 #include <QSpinBox>
 
 #include "mirror/strategy/communicator.h"
+#include "mirror/strategy/cuda_runtime.h"
 #include "mirror/strategy/shard_plan.h"
 #include "mirror/util/error.h"
 #include "mirror/util/threads.h"
@@ -18,8 +19,15 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent), physical_(list_ph
   auto* form = new QFormLayout(this);
   physical_list_ = new QListWidget;
   for (const auto& d : physical_)
-    physical_list_->addItem(QString("%1 — %2%3").arg(QString::fromStdString(d.name), QString::fromStdString(d.model),
-                                                      d.memory_mib ? QString(", %1 MiB").arg(d.memory_mib) : QString()));
+    physical_list_->addItem(QString("%1 — %2").arg(QString::fromStdString(d.name), QString::fromStdString(d.model)));
+  if (const CudaReport& cuda = cuda_report(); !cuda.unavailable.empty()) {
+    // Say in one line why there is no GPU to pick: no driver, a CPU-only LibTorch, ...
+    auto* why = new QListWidgetItem(QString("No GPU: %1").arg(QString::fromStdString(cuda.unavailable)));
+    why->setForeground(QColor("#888888"));
+    why->setToolTip(why->text());
+    physical_list_->addItem(why);
+  }
+  physical_list_->setWordWrap(true);
   physical_list_->setMaximumHeight(70);
   form->addRow("Found", physical_list_);
   devices_ = new QComboBox;
@@ -99,6 +107,16 @@ void DevicesPanel::update_replicas() {
   }
   update_backends();
   Q_EMIT changed();
+}
+
+void DevicesPanel::show_peak_memory(const std::vector<ReplicaTiming>& timings) {
+  for (const auto& t : timings) {
+    if (t.memory_mib <= 0 || t.replica < 0 || t.replica >= replica_list_->count()) continue;
+    auto* item = replica_list_->item(t.replica);
+    QString text = item->text();
+    if (const auto cut = text.indexOf(" — peak "); cut >= 0) text.truncate(cut);
+    item->setText(QString("%1 — peak %2 MiB").arg(text).arg(t.memory_mib, 0, 'f', 0));
+  }
 }
 
 void DevicesPanel::update_backends() {

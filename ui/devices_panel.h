@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include "mirror/strategy/device.h"
+#include "mirror/strategy/step_result.h"
 
 class QComboBox;
 class QLabel;
@@ -30,6 +31,9 @@ class DevicesPanel : public QWidget {
   QLabel* split_label() const { return split_; }
   // One row per registered all-reduce backend: available for these replicas, or why not.
   QListWidget* backend_list() const { return backend_list_; }
+  // GPU replicas: adds each replica's peak memory (its card's peak / replicas on the card) to
+  // its row. Rows for CPU replicas stay as they are.
+  void show_peak_memory(const std::vector<ReplicaTiming>& timings);
 
  Q_SIGNALS:
   void changed();

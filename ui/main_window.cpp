@@ -296,6 +296,7 @@ void MainWindow::on_frame() {
                          .arg(step.samples_per_sec, 0, 'f', 0).arg(clock(live.eta_seconds(epochs)))
                          .arg(pause_->isChecked() ? " · paused" : ""));
   epoch_progress_->setValue(static_cast<int>(100 * step.step / std::max<int64_t>(1, step.steps_per_epoch)));
+  devices_->show_peak_memory(step.replicas);
 }
 
 void MainWindow::on_finished(const RunFinished& e) {

@@ -53,7 +53,8 @@ void ReplicaBars::paintEvent(QPaintEvent*) {
     }
     if (i < timings_.size())
       p.drawText(QRectF(x + 6, y, 120, row - 4), Qt::AlignVCenter,
-                 QString("%1 ms").arg(t.compute_ms + t.allreduce_ms + t.update_ms, 0, 'f', 2));
+                 QString("%1 ms%2").arg(t.compute_ms + t.allreduce_ms + t.update_ms, 0, 'f', 2)
+                     .arg(t.memory_mib > 0 ? QString(" · %1 MiB").arg(t.memory_mib, 0, 'f', 0) : QString()));
   }
   // Legend.
   const int y = static_cast<int>(names_.size()) * row + 4;

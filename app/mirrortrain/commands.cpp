@@ -18,6 +18,7 @@
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/sweep.h"
 #include "mirror/strategy/communicator.h"
+#include "mirror/strategy/cuda_runtime.h"
 #include "mirror/strategy/device.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
@@ -133,7 +134,13 @@ TrainConfig train_config(const TrainArgs& args) {
   }
   if (args.momentum != 0) c.optimizer.momentum = args.momentum;
   c.optimizer.nesterov = args.nesterov;
-  c.devices.devices = args.devices;
+  if (args.devices) {
+    c.devices.devices = *args.devices;
+  } else if (!c.preset.empty() && find_preset(c.preset).prefer_gpu && c.devices.devices == "cpu") {
+    fmt::print(stderr, "mirrortrain: note: {} trains on cuda:0 split into {} logical GPUs where a GPU is usable; "
+                       "here {}, so it uses {} logical CPU devices\n",
+               c.preset, c.devices.logical, cuda_report().unavailable, args.logical.value_or(c.devices.logical));
+  }
   if (args.logical) c.devices.logical = *args.logical;
   c.devices.memory_limit_mib = args.memory_limit_mib;
   c.max_steps = args.max_steps;
@@ -225,10 +232,18 @@ int run_presets() {
 }
 
 int run_devices() {
-  for (const auto& d : list_physical_devices())
-    fmt::print("{:<8} {}{}\n", d.name, d.model, d.memory_mib ? fmt::format(", {} MiB", d.memory_mib) : "");
-  fmt::print("LibTorch {}, BLAS: {}, CUDA: {}\n", TORCH_VERSION, blas_vendor(),
-             list_physical_devices().size() > 1 ? "available" : "not available in this build");
+  for (const auto& d : list_physical_devices()) fmt::print("{:<8} {}\n", d.name, d.model);
+  const CudaReport& cuda = cuda_report();
+  fmt::print("LibTorch {}, BLAS: {}\n", TORCH_VERSION, blas_vendor());
+  if (!cuda.runtime_version.empty())
+    fmt::print("CUDA runtime {}, driver {}\n", cuda.runtime_version,
+               cuda.driver_version.empty() ? "none" : cuda.driver_version);
+  if (!cuda.unavailable.empty()) {
+    fmt::print("GPUs: none usable: {}\n", cuda.unavailable);
+    for (const auto& g : cuda.gpus)
+      fmt::print("         seen: {} ({} MiB, compute capability {}.{})\n", g.name, g.memory_mib, g.compute_major,
+                 g.compute_minor);
+  }
   // Each backend, judged for two replicas on CPU and (when there is one) on the first GPU.
   std::vector<std::pair<std::string, std::vector<LogicalDevice>>> cases;
   cases.emplace_back("cpu", resolve_devices(DeviceRequest{"cpu", 2, 0}, list_physical_devices()));

@@ -39,7 +39,7 @@ struct TrainArgs {
   std::optional<std::string> optimizer;
   double momentum = 0;
   bool nesterov = false;
-  std::string devices = "cpu";
+  std::optional<std::string> devices;  // the preset's choice when not given
   std::optional<int> logical;
   int64_t memory_limit_mib = 0;
   int64_t max_steps = 0;

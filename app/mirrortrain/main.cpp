@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember(mirror::optimizer_names()));
     cmd->add_option("--momentum", t.momentum, "Momentum (sgd, rmsprop)");
     cmd->add_flag("--nesterov", t.nesterov, "Nesterov momentum (sgd)");
-    cmd->add_option("--devices", t.devices, "cpu, cuda, or cuda:0,1")->capture_default_str();
+    cmd->add_option("--devices", t.devices, "cpu, cuda, or cuda:0,1 (default: the preset's; cpu)");
     cmd->add_option("--logical", t.logical, "Logical devices per physical device (replicas each)");
     cmd->add_option("--memory-limit", t.memory_limit_mib, "Memory limit per logical device, MiB (enforced on CUDA)");
     cmd->add_option("--max-steps", t.max_steps, "Stop after this many steps (0: no limit)");

@@ -26,6 +26,7 @@ Preset preset_from_json(const nlohmann::json& j, const std::string& source) {
     p.batch_size = j.value("batch_size", int64_t{32});
     p.epochs = j.value("epochs", 1);
     p.logical_devices = j.value("logical_devices", 1);
+    p.prefer_gpu = j.value("prefer_gpu", false);
     if (p.name.empty()) throw ConfigError("\"preset\" (its name) is empty");
     return p;
   } catch (const nlohmann::json::exception& e) {

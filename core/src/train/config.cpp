@@ -5,6 +5,7 @@
 
 #include "mirror/model/presets.h"
 #include "mirror/strategy/communicator.h"
+#include "mirror/strategy/gpu.h"
 #include "mirror/util/error.h"
 
 namespace mirror {
@@ -34,6 +35,7 @@ TrainConfig config_from_preset(const std::string& name) {
   c.batch_size = p.batch_size;
   c.epochs = p.epochs;
   c.devices.logical = p.logical_devices;
+  if (p.prefer_gpu) c.devices.devices = cuda_training_available() ? "cuda:0" : "cpu";
   return c;
 }
 

@@ -24,6 +24,9 @@ struct Preset {
   int64_t batch_size = 32;
   int epochs = 1;
   int logical_devices = 1;
+  // Train on cuda:0 (split into `logical_devices`) when a GPU is usable, as the tutorial does;
+  // on the CPU otherwise.
+  bool prefer_gpu = false;
 };
 
 // A preset from its JSON document; `source` names it in errors. Throws ConfigError naming the
