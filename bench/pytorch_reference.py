@@ -7,6 +7,7 @@ is compared against.
 
     python3 bench/pytorch_reference.py --mode single --batch-size 32
     python3 bench/pytorch_reference.py --mode ddp --procs 2 --batch-size 256
+    python3 bench/pytorch_reference.py --mode single --device cuda --batch-size 32
 
 Exactly one JSON line is written to stdout; all diagnostics go to stderr.
 """
@@ -93,14 +94,16 @@ def set_threads():
 
 def train(rank, procs, args, port, results):
     """Runs warmup + timed steps; rank 0 puts its result in `results`."""
-    set_threads()
+    device = torch.device(args.device)
+    if device.type == "cpu":
+        set_threads()
     distributed = args.mode == "ddp"
     if distributed:
         dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}",
                                 rank=rank, world_size=procs)
 
     torch.manual_seed(0)  # identical initial weights on every rank
-    model = SeedReuters()
+    model = SeedReuters().to(device)
     n_params = sum(p.numel() for p in model.parameters())
     assert n_params == EXPECTED_PARAMS, f"param count {n_params} != {EXPECTED_PARAMS}"
     if distributed:
@@ -119,6 +122,9 @@ def train(rank, procs, args, port, results):
     scale = procs / B
     batches = [(tokens[k * B + lo:k * B + hi], labels[k * B + lo:k * B + hi])
                for k in range(POOL_BATCHES)]
+    if device.type == "cuda":
+        # Like the engine: each step's shard comes from pinned host memory, copied asynchronously.
+        batches = [(x.pin_memory(), y.pin_memory()) for x, y in batches]
     if rank == 0:
         log(f"[{args.mode}] procs={procs} global_batch={B} shard0={hi - lo} "
             f"params={n_params} threads={torch.get_num_threads()} "
@@ -126,19 +132,26 @@ def train(rank, procs, args, port, results):
 
     def step(k):
         x, y = batches[k % POOL_BATCHES]
+        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
         opt.zero_grad(set_to_none=True)
         loss = F.cross_entropy(model(x), y, reduction="sum") * scale
         loss.backward()
         opt.step()
         return loss
 
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+
     for k in range(args.warmup):
         step(k)
+    sync()
     if distributed:
         dist.barrier()  # all ranks start the clock together
     t0 = time.perf_counter()
     for k in range(args.steps):
         loss = step(args.warmup + k)
+    sync()
     if distributed:
         dist.barrier()  # wait until every rank has finished its last step
     elapsed = time.perf_counter() - t0
@@ -165,7 +178,10 @@ def main():
     ap.add_argument("--batch-size", type=int, default=32, help="global batch")
     ap.add_argument("--steps", type=int, default=60, help="timed steps")
     ap.add_argument("--warmup", type=int, default=5, help="untimed steps first")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (single mode only)")
     args = ap.parse_args()
+    if args.device != "cpu" and (args.mode != "single" or not torch.cuda.is_available()):
+        ap.error("--device cuda needs --mode single and a GPU that torch can use")
     procs = args.procs if args.mode == "ddp" else 1
     if procs < 1 or args.batch_size < procs or args.steps < 1 or args.warmup < 0:
         ap.error("need procs >= 1, batch-size >= procs, steps >= 1, warmup >= 0")
@@ -189,6 +205,7 @@ def main():
         "samples_per_sec": args.batch_size * args.steps / elapsed,
         "step_ms": 1000.0 * elapsed / args.steps,
         "torch": torch.__version__,
+        "device": args.device,
     }), flush=True)
 
 

@@ -27,8 +27,8 @@ TARGETS = {  # (ours, reference, batch) -> minimum ratio ours / reference
 }
 
 
-def run_mirror(binary, logical, batch, warmup, steps):
-    cmd = [binary, "train", "--preset", "seed-reuters", "--dataset", "synthetic-text", "--devices", "cpu",
+def run_mirror(binary, logical, batch, warmup, steps, device="cpu"):
+    cmd = [binary, "train", "--preset", "seed-reuters", "--dataset", "synthetic-text", "--devices", device,
            "--logical", str(logical), "--batch-size", str(batch), "--epochs", "1000",
            "--max-steps", str(warmup + steps), "--sync-every", "0", "--json", "--no-record"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -40,9 +40,9 @@ def run_mirror(binary, logical, batch, warmup, steps):
     return rate, parts
 
 
-def run_torch(python, mode, batch, warmup, steps):
+def run_torch(python, mode, batch, warmup, steps, device="cpu"):
     cmd = [python, os.path.join(HERE, "pytorch_reference.py"), "--mode", mode, "--procs", "2",
-           "--batch-size", str(batch), "--warmup", str(warmup), "--steps", str(steps)]
+           "--batch-size", str(batch), "--warmup", str(warmup), "--steps", str(steps), "--device", device]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])["samples_per_sec"]
 
