@@ -244,6 +244,10 @@ namespace {
 // The backend called `name`; ConfigError listing the choices when there is none.
 CommunicatorBackend backend_named(const std::string& name) {
   if (auto b = CommunicatorRegistry::instance().find(name)) return *b;
+  if (name == "nccl")
+    throw ConfigError(fmt::format("this build has no NCCL: the nccl communicator needs a LibTorch with CUDA and NCCL "
+                                  "when it is built (README: Building against a CUDA LibTorch); choose {}",
+                                  backend_names(CommunicatorRegistry::instance().backends())));
   throw ConfigError(fmt::format("unknown communicator '{}' (choose {})", name,
                                 backend_names(CommunicatorRegistry::instance().backends())));
 }

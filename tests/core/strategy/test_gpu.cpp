@@ -138,6 +138,12 @@ TEST(GpuReplicas, AutoPicksReduceToOneForLogicalGpusAndNcclRefusesThem) {
   EXPECT_NE(e.find("2 replicas share cuda:0"), std::string::npos) << e;
 }
 
+TEST(GpuReplicas, AskingForNcclWithoutItSaysWhy) {
+  if (CommunicatorRegistry::instance().find("nccl")) GTEST_SKIP() << "this build has NCCL";
+  const std::string e = error_of<ConfigError>([] { check_communicator_name("nccl"); });
+  EXPECT_NE(e.find("this build has no NCCL"), std::string::npos) << e;
+}
+
 TEST(GpuReplicas, AReplicaOverItsMemoryLimitFailsNamingTheLogicalDeviceAndTheLimit) {
   REQUIRE_GPU();
   // 2 x 64 MiB on cuda:0, and a 256 MiB weight matrix: the first replica's copy cannot fit.
