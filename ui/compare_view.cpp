@@ -83,6 +83,16 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   connect(smoothing_choice_, &QDoubleSpinBox::valueChanged, this, &CompareView::set_smoothing);
   log_choice_ = new QCheckBox("log loss");
   connect(log_choice_, &QCheckBox::toggled, this, &CompareView::set_log_loss);
+  second_choice_ = new QComboBox;
+  second_choice_->setObjectName("second_metric");
+  second_choice_->addItem("accuracy", static_cast<int>(Metric::kAccuracy));
+  second_choice_->addItem("learning rate", static_cast<int>(Metric::kLearningRate));
+  second_choice_->setToolTip("What the right-hand chart shows: accuracy, or the learning rate each step used");
+  connect(second_choice_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    second_metric_ = static_cast<Metric>(second_choice_->itemData(i).toInt());
+    charts_[1]->chart()->setTitle(second_metric_ == Metric::kAccuracy ? "Accuracy" : "Learning rate");
+    rebuild_curves();
+  });
   hint_ = new QLabel("Select runs in the list above to compare them.");
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel("x axis:"));
@@ -90,6 +100,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(new QLabel("smoothing:"));
   bar->addWidget(smoothing_choice_);
   bar->addWidget(log_choice_);
+  bar->addWidget(new QLabel("right chart:"));
+  bar->addWidget(second_choice_);
   bar->addWidget(hint_, 1);
 
   charts_[0] = new_chart_view("Loss");
@@ -176,7 +188,7 @@ void CompareView::rebuild_curves() {
   std::vector<RunMetrics> curves;
   curves.reserve(runs_.size());
   for (const auto& r : runs_) curves.push_back(RunMetrics::from_record(r, smoothing_, x_));
-  const Metric metrics[2] = {Metric::kLoss, Metric::kAccuracy};
+  const Metric metrics[2] = {Metric::kLoss, second_metric_};
   for (int m = 0; m < 2; ++m) {
     QChart* chart = charts_[m]->chart();
     chart->removeAllSeries();
@@ -225,7 +237,8 @@ void CompareView::rebuild_curves() {
         if (!on) return QToolTip::hideText();
         QToolTip::showText(QCursor::pos(), QString("%1\n%2 %3: %4 %5")
                                                .arg(train->name(), axis_title(x_)).arg(p.x(), 0, 'g', 6)
-                                               .arg(m == 0 ? "loss" : "accuracy").arg(p.y(), 0, 'g', 5));
+                                               .arg(m == 0 ? "loss" : second_choice_->currentText())
+                                               .arg(p.y(), 0, 'g', 5));
       });
       chart->addSeries(train);
       train->attachAxis(x_axis);
@@ -256,7 +269,8 @@ void CompareView::rebuild_curves() {
       // A flat line still gets a readable axis.
       const double pad = std::max({1e-3, (y_hi - y_lo) * 0.05, y_hi == y_lo ? std::abs(y_hi) * 0.05 : 0.0});
       auto* linear_y = static_cast<QValueAxis*>(y_axis);
-      linear_y->setRange(std::max(0.0, y_lo - pad), m == 1 ? std::min(1.0, y_hi + pad) : y_hi + pad);
+      const bool fraction = m == 1 && second_metric_ == Metric::kAccuracy;
+      linear_y->setRange(std::max(0.0, y_lo - pad), fraction ? std::min(1.0, y_hi + pad) : y_hi + pad);
       linear_y->applyNiceNumbers();
     }
     x_axis->setRange(0, x_max > 0 ? x_max : 1);
@@ -302,7 +316,7 @@ bool CompareView::export_report(const QString& path) {
   ComparisonReport report;
   report.runs = runs_.size();
   const QString x = axis_title(x_);
-  report.charts = {{"Loss by " + x, charts_[0]}, {"Accuracy by " + x, charts_[1]}};
+  report.charts = {{"Loss by " + x, charts_[0]}, {charts_[1]->chart()->title() + " by " + x, charts_[1]}};
   report.table = table_;
   if (scaling_page_->has_study()) {
     report.charts.emplace_back("Throughput", scaling_page_->throughput_chart());

@@ -85,6 +85,8 @@ class CompareView : public QWidget {
   QWidget* curves_page_;
   ScalingPage* scaling_page_;
   QChartView* charts_[2];
+  QComboBox* second_choice_;
+  Metric second_metric_ = Metric::kAccuracy;
   QTableWidget* table_;
 };
 

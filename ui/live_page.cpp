@@ -12,22 +12,40 @@ LivePage::LivePage(LiveRun* run, QWidget* parent) : QSplitter(Qt::Vertical, pare
   charts_[0] = new MetricChart(Metric::kLoss, "Loss");
   charts_[1] = new MetricChart(Metric::kAccuracy, "Accuracy");
   charts_[2] = new MetricChart(Metric::kTopK, "Top-5 accuracy");
+  charts_[3] = new MetricChart(Metric::kLearningRate, "Learning rate");
+  charts_[3]->hide();
   replicas_ = new ReplicaView;
   for (auto* c : charts_) addWidget(c);
   addWidget(replicas_);
-  for (int i = 0; i < 3; ++i) setStretchFactor(i, 3);
-  setStretchFactor(3, 1);
+  for (int i = 0; i < kMetricCount; ++i) setStretchFactor(i, i == 3 ? 2 : 3);
+  setStretchFactor(kMetricCount, 1);
   connect(run_, &LiveRun::run_started, replicas_, &ReplicaView::on_started);
   connect(run_, &LiveRun::run_finished, replicas_, &ReplicaView::on_finished);
   connect(run_, &LiveRun::frame, this, &LivePage::redraw);
 }
 
 void LivePage::redraw() {
-  for (auto* c : charts_) c->refresh(run_->metrics());
+  // A run whose rate moves (a schedule, warmup, a plateau cut) shows its rate, unless the
+  // learning-rate chart was switched off by hand.
+  const auto& rates = run_->metrics().raw(Metric::kLearningRate);
+  if (!learning_rate_switched_off_ && !charts_[3]->isVisible() && rates.size() > 1 &&
+      rates.front().y() != rates.back().y())
+    charts_[3]->show();
+  for (auto* c : charts_)
+    if (c->isVisible()) c->refresh(run_->metrics());
   if (run_->last_step().global_step > 0) replicas_->on_step(run_->last_step());
   // Paint now, inside the frame, so that LiveRun's frame cost includes the painting.
-  for (auto* c : charts_) c->viewport()->repaint();
+  for (auto* c : charts_)
+    if (c->isVisible()) c->viewport()->repaint();
 }
+
+void LivePage::show_learning_rate(bool on) {
+  learning_rate_switched_off_ = !on;
+  charts_[3]->setVisible(on);
+  run_->touch();
+}
+
+bool LivePage::learning_rate_shown() const { return !charts_[3]->isHidden(); }
 
 void LivePage::set_log_loss(bool on) {
   charts_[0]->set_log_scale(on);
@@ -45,9 +63,9 @@ void LivePage::set_line_width(double width) {
 }
 
 QStringList LivePage::export_charts(const QString& dir) {
-  const char* names[] = {"loss", "accuracy", "top_k_accuracy"};
+  const char* names[] = {"loss", "accuracy", "top_k_accuracy", "learning_rate"};
   QStringList failed;
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < (learning_rate_shown() ? 4 : 3); ++i)
     if (!charts_[i]->export_png(QDir(dir).filePath(QString("%1.png").arg(names[i]))) ||
         !charts_[i]->export_svg(QDir(dir).filePath(QString("%1.svg").arg(names[i]))))
       failed << names[i];

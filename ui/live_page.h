@@ -22,6 +22,9 @@ class LivePage : public QSplitter {
   void set_log_loss(bool on);
   void set_dark(bool dark);
   void set_line_width(double width);
+  // The learning-rate chart (hidden until asked for, or until a run's rate changes).
+  void show_learning_rate(bool on);
+  bool learning_rate_shown() const;
   // Writes loss/accuracy/top_k_accuracy .png and .svg into `dir`; the names it could not write.
   QStringList export_charts(const QString& dir);
 
@@ -29,8 +32,9 @@ class LivePage : public QSplitter {
   void redraw();
 
   LiveRun* run_;
-  MetricChart* charts_[3];
+  MetricChart* charts_[kMetricCount];
   ReplicaView* replicas_;
+  bool learning_rate_switched_off_ = false;
 };
 
 }  // namespace mirror::ui

@@ -180,6 +180,7 @@ void MainWindow::apply_preset(const QString& name) {
 
 void MainWindow::on_dataset_changed() {
   const auto d = dataset_->dataset();
+  training_->set_train_size(d ? d->size(Split::kTrain) : 0);
   if (d) {
     model_->set_input(input_spec(*d), true);
     remember_dataset();
@@ -220,6 +221,13 @@ TrainConfig MainWindow::current_config() const {
   c.devices = devices_->request();
   c.seed = training_->seed();
   c.strategy.deterministic = training_->deterministic();
+  // Checked by the panel (Train stays disabled while they do not parse).
+  try {
+    c.schedule = training_->schedule();
+    c.plateau = training_->plateau();
+    c.early_stopping = training_->early_stopping();
+  } catch (const ConfigError&) {
+  }
   return c;
 }
 
@@ -297,6 +305,7 @@ void MainWindow::on_frame() {
                          .arg(pause_->isChecked() ? " · paused" : ""));
   epoch_progress_->setValue(static_cast<int>(100 * step.step / std::max<int64_t>(1, step.steps_per_epoch)));
   devices_->show_peak_memory(step.replicas);
+  learning_rate_chart_->setChecked(live_page_->learning_rate_shown());  // it may have turned itself on
 }
 
 void MainWindow::on_finished(const RunFinished& e) {

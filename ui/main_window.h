@@ -137,6 +137,7 @@ class MainWindow : public QMainWindow {
   QAction* pause_;
   QAction* stop_;
   QAction* log_scale_;
+  QAction* learning_rate_chart_ = nullptr;
   QAction* dark_;
   QAction* projector_;
   QAction* sweep_action_;

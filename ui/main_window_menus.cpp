@@ -90,6 +90,10 @@ void MainWindow::build_actions() {
   projector_->setShortcut(QKeySequence("F11"));
   connect(projector_, &QAction::toggled, this, &MainWindow::set_projector);
   view->addAction(log_scale_);
+  learning_rate_chart_ = view->addAction("Learning-rate chart");
+  learning_rate_chart_->setCheckable(true);
+  learning_rate_chart_->setToolTip("Shows the rate each step used; turns on by itself when a run's rate changes.");
+  connect(learning_rate_chart_, &QAction::triggered, live_page_, &LivePage::show_learning_rate);
   auto* help = menuBar()->addMenu("&Help");
   help->addAction("About", this, [this] {
     QMessageBox::about(this, "Mirror Workbench",

@@ -51,6 +51,15 @@ MetricChart::MetricChart(Metric metric, const QString& title, QWidget* parent)
       else QToolTip::hideText();
     });
   }
+  if (metric_ == Metric::kLearningRate) {
+    // One line: the rate each step used (there is nothing to smooth or validate).
+    raw_->setName("learning rate");
+    raw_->setColor(kTrain);
+    for (QXYSeries* s : std::initializer_list<QXYSeries*>{smooth_, train_epochs_, val_epochs_}) {
+      s->setVisible(false);
+      c->legend()->markers(s).value(0)->setVisible(false);
+    }
+  }
   x_axis_ = new QValueAxis(this);
   x_axis_->setTitleText("step");
   x_axis_->setLabelFormat("%.0f");
@@ -126,7 +135,10 @@ void MetricChart::refresh(const RunMetrics& m) {
     lo = 0;
     hi = 1;
   }
-  if (metric_ != Metric::kLoss) {
+  if (metric_ == Metric::kLearningRate) {
+    lo = 0;
+    hi = std::max(hi * 1.05, 1e-12);
+  } else if (metric_ != Metric::kLoss) {
     lo = std::max(0.0, lo - 0.02);
     hi = std::min(1.0, hi + 0.02);
   } else {

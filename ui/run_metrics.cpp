@@ -34,13 +34,13 @@ QVector<QPointF> decimate(const QVector<QPointF>& points, int buckets) {
 }
 
 void RunMetrics::clear() {
-  for (int m = 0; m < 3; ++m) {
+  for (int m = 0; m < kMetricCount; ++m) {
     raw_[m].clear();
     smooth_[m].clear();
     train_epoch_[m].clear();
     val_epoch_[m].clear();
   }
-  ema_.assign(3, DebiasedEma(smoothing_));
+  ema_.assign(kMetricCount, DebiasedEma(smoothing_));
   current_epoch_ = -1;
   in_epoch_ = 0;
 }
@@ -96,10 +96,11 @@ double RunMetrics::x_of(const EpochMetrics& e) const {
 
 void RunMetrics::add_step(const StepMetrics& s) {
   const double x = x_of(s);
-  const double values[3] = {s.loss, s.accuracy, s.top_k_accuracy};
-  for (int m = 0; m < 3; ++m) {
+  // The learning rate is not smoothed: its "smoothed" series is the rate itself.
+  const double values[kMetricCount] = {s.loss, s.accuracy, s.top_k_accuracy, s.learning_rate};
+  for (int m = 0; m < kMetricCount; ++m) {
     raw_[m].push_back({x, values[m]});
-    smooth_[m].push_back({x, ema_[static_cast<size_t>(m)].add(values[m])});
+    smooth_[m].push_back({x, m == index(Metric::kLearningRate) ? values[m] : ema_[static_cast<size_t>(m)].add(values[m])});
   }
 }
 
@@ -111,13 +112,14 @@ void RunMetrics::add_epoch(const EpochMetrics& e) {
     train_epoch_[m].push_back({x, train[m]});
     if (e.has_validation) val_epoch_[m].push_back({x, val[m]});
   }
+  train_epoch_[index(Metric::kLearningRate)].push_back({x, e.learning_rate});
 }
 
 QString RunMetrics::to_csv() const {
   QString out;
   QTextStream s(&out);
   s << "step,loss,accuracy,top_k_accuracy,loss_smoothed,epoch_loss,epoch_accuracy,epoch_top_k_accuracy,"
-       "val_loss,val_accuracy,val_top_k_accuracy\n";
+       "val_loss,val_accuracy,val_top_k_accuracy,learning_rate\n";
   qsizetype e = 0, v = 0;
   s.setRealNumberPrecision(17);
   for (qsizetype i = 0; i < raw_[0].size(); ++i) {
@@ -136,7 +138,7 @@ QString RunMetrics::to_csv() const {
     } else {
       s << ",,,,,,";
     }
-    s << '\n';
+    s << ',' << raw_[3][i].y() << '\n';
   }
   return out;
 }

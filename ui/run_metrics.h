@@ -12,7 +12,8 @@
 
 namespace mirror::ui {
 
-enum class Metric { kLoss, kAccuracy, kTopK };
+enum class Metric { kLoss, kAccuracy, kTopK, kLearningRate };
+constexpr int kMetricCount = 4;
 
 // What the x axis counts: steps differ between batch sizes; samples seen and epochs do not;
 // training time leaves validation out, wall time keeps it (and pauses).
@@ -68,7 +69,7 @@ class RunMetrics {
 
   double smoothing_;
   XAxis x_;
-  QVector<QPointF> raw_[3], smooth_[3], train_epoch_[3], val_epoch_[3];
+  QVector<QPointF> raw_[kMetricCount], smooth_[kMetricCount], train_epoch_[kMetricCount], val_epoch_[kMetricCount];
   std::vector<DebiasedEma> ema_;
   int current_epoch_ = -1;  // for steps read back without their place in the epoch
   int64_t in_epoch_ = 0;

@@ -5,8 +5,11 @@
 #include <QWidget>
 
 #include "mirror/optim/optimizer_config.h"
+#include "mirror/optim/schedule.h"
 
+class QChartView;
 class QCheckBox;
+class QLineSeries;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -19,7 +22,19 @@ class TrainingPanel : public QWidget {
  public:
   explicit TrainingPanel(QWidget* parent = nullptr);
 
-  OptimizerConfig optimizer() const;
+  OptimizerConfig optimizer() const;  // with the clipping fields
+  // The schedule, plateau rule and early stopping as entered; throw ConfigError when they do not
+  // parse (problem() says so first).
+  LrSchedule schedule() const;
+  PlateauOptions plateau() const;
+  EarlyStoppingOptions early_stopping() const;
+  // Training examples of the chosen dataset: the rate plot spans epochs x steps per epoch.
+  void set_train_size(int64_t examples);
+  // The plotted rate curve (for tests): (step, rate) points.
+  QLineSeries* rate_series() const { return rate_series_; }
+  QComboBox* schedule_box() const { return schedule_; }
+  QLineEdit* schedule_edit() const { return schedule_params_; }
+  QSpinBox* warmup_box() const { return warmup_; }
   int64_t batch_size() const;
   int epochs() const;
   uint64_t seed() const;
@@ -35,6 +50,7 @@ class TrainingPanel : public QWidget {
 
  private:
   void validate();
+  void plot_schedule();
 
   QComboBox* optimizer_;
   QLineEdit* lr_;
@@ -44,6 +60,16 @@ class TrainingPanel : public QWidget {
   QSpinBox* epochs_;
   QSpinBox* seed_;
   QCheckBox* deterministic_;
+  QComboBox* schedule_;
+  QLineEdit* schedule_params_;
+  QSpinBox* warmup_;
+  QSpinBox* scale_batch_;
+  QChartView* rate_plot_;
+  QLineSeries* rate_series_;
+  QLineEdit* plateau_;
+  QLineEdit* early_stopping_;
+  QLineEdit* clipnorm_;
+  int64_t train_size_ = 0;
   QLabel* error_;
   QString problem_;
 };

@@ -133,6 +133,15 @@ TrainConfig train_config(const TrainArgs& args) {
     c.optimizer.learning_rate = *args.lr;
   }
   if (args.momentum != 0) c.optimizer.momentum = args.momentum;
+  if (!args.lr_schedule.empty()) c.schedule = parse_lr_schedule(args.lr_schedule);
+  if (args.warmup_steps != 0) c.schedule.warmup_steps = args.warmup_steps;
+  if (args.scale_lr_with_batch != 0) c.schedule.scale_reference_batch = args.scale_lr_with_batch;
+  if (!args.early_stopping.empty()) c.early_stopping = parse_early_stopping(args.early_stopping);
+  if (!args.plateau.empty()) c.plateau = parse_plateau(args.plateau);
+  if (args.clipnorm != 0) c.optimizer.clipnorm = args.clipnorm;
+  if (args.global_clipnorm != 0) c.optimizer.global_clipnorm = args.global_clipnorm;
+  if (args.clipvalue != 0) c.optimizer.clipvalue = args.clipvalue;
+  c.schedule.validate();
   c.optimizer.nesterov = args.nesterov;
   if (args.devices) {
     c.devices.devices = *args.devices;

@@ -51,6 +51,12 @@ struct TrainArgs {
   bool deterministic = false;
   int top_k = 5;
   int64_t checkpoint_every = 0;  // with --run-dir: also every N steps (epoch ends always)
+  std::string lr_schedule;       // "cosine:decay_steps=2000,alpha=0.1"; empty: constant
+  int64_t warmup_steps = 0;
+  int64_t scale_lr_with_batch = 0;
+  std::string early_stopping;    // "val_loss:patience=3"
+  std::string plateau;           // "val_loss:factor=0.5,patience=2"
+  double clipnorm = 0, global_clipnorm = 0, clipvalue = 0;
   std::string resume;            // a run directory to continue
   bool no_record = false;        // without --run-dir: do not record under the default runs folder
 };

@@ -42,6 +42,19 @@ int main(int argc, char** argv) {
     cmd->add_option("--optimizer", t.optimizer, "sgd, adam, adamw, rmsprop or nadam")
         ->check(CLI::IsMember(mirror::optimizer_names()));
     cmd->add_option("--momentum", t.momentum, "Momentum (sgd, rmsprop)");
+    cmd->add_option("--lr-schedule", t.lr_schedule,
+                    "Learning-rate schedule: KIND[:key=value,...], KIND one of constant, piecewise, exponential, "
+                    "inverse-time, polynomial, cosine, cosine-restarts (e.g. cosine:decay_steps=2000,alpha=0.1)");
+    cmd->add_option("--warmup-steps", t.warmup_steps, "Linear learning-rate warmup over the first N steps");
+    cmd->add_option("--scale-lr-with-batch", t.scale_lr_with_batch,
+                    "Linear scaling rule: learning rate x global batch / REF");
+    cmd->add_option("--early-stopping", t.early_stopping,
+                    "Stop when a metric stops improving: METRIC[:patience=N,min_delta=X,mode=min|max,restore_best=1]");
+    cmd->add_option("--reduce-lr-on-plateau", t.plateau,
+                    "Cut the rate when a metric stalls: METRIC[:factor=0.1,patience=10,cooldown=0,min_lr=0,min_delta=1e-4]");
+    cmd->add_option("--clipnorm", t.clipnorm, "Clip each weight's gradient to this norm (Keras' clipnorm)");
+    cmd->add_option("--global-clipnorm", t.global_clipnorm, "Clip all gradients to this joint norm");
+    cmd->add_option("--clipvalue", t.clipvalue, "Clip each gradient value into [-X, X]");
     cmd->add_flag("--nesterov", t.nesterov, "Nesterov momentum (sgd)");
     cmd->add_option("--devices", t.devices, "cpu, cuda, or cuda:0,1 (default: the preset's; cpu)");
     cmd->add_option("--logical", t.logical, "Logical devices per physical device (replicas each)");

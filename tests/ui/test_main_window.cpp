@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -209,6 +210,41 @@ class MainWindowTest : public QObject {
     const QString csv = w->metrics().to_csv();
     QCOMPARE(csv.count('\n'), 1 + 32);  // header + one row per step
     QVERIFY(csv.startsWith("step,loss,accuracy"));
+  }
+
+  void scheduleIsPlottedBeforeTrainingAndItsRateChartedWhileTraining() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 2);
+    if (QTest::currentTestFailed()) return;
+    auto* panel = w->training_panel();
+    // A bad schedule blocks Train with the bad part named at the field.
+    panel->schedule_box()->setCurrentText("cosine");
+    panel->schedule_edit()->setText("decay_steps=lots");
+    QVERIFY(!w->train_action()->isEnabled());
+    QVERIFY2(w->train_blocked_label()->text().contains("decay_steps=lots is not a number"),
+             qPrintable(w->train_blocked_label()->text()));
+    // A valid one is drawn over the planned steps: 2,000 examples / 64 = 32 steps x 2 epochs.
+    panel->schedule_edit()->setText("decay_steps=40,alpha=0");
+    panel->warmup_box()->setValue(4);
+    QVERIFY2(w->train_action()->isEnabled(), qPrintable(w->train_blocked_label()->text()));
+    const auto points = panel->rate_series()->points();
+    QVERIFY(points.size() >= 64);
+    QCOMPARE(points.front().y(), 0.0);  // the warmup starts at 0
+    QCOMPARE(points[4].y(), 0.01);      // and reaches the rate at step 4
+    QCOMPARE(points.back().y(), 0.0);   // the cosine (alpha 0) has ended
+    QCOMPARE(points.back().x(), 64.0);
+    // Training: the live learning-rate chart turns itself on and shows the rates used.
+    QVERIFY(!w->chart(Metric::kLearningRate)->isVisible());
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    QVERIFY(done.wait(60000));
+    QCOMPARE(w->last_result().status, RunStatus::kFinished);
+    QTRY_VERIFY_WITH_TIMEOUT(w->chart(Metric::kLearningRate)->isVisible(), 5000);
+    const auto& rates = w->metrics().raw(Metric::kLearningRate);
+    QCOMPARE(rates.size(), 64);
+    QCOMPARE(rates[0].y(), 0.0);
+    QCOMPARE(rates[4].y(), 0.01);
+    QCOMPARE(rates.back().y(), 0.0);
   }
 
   void smoothingIsDebiasedAndDecimationKeepsExtremes() {

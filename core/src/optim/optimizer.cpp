@@ -45,6 +45,10 @@ void OptimizerConfig::validate() const {
   check(weight_decay < 0 || name == "adamw" || weight_decay == 0,
         fmt::format("weight decay applies to adamw only (got {} for {})", weight_decay, name));
   check(effective_weight_decay() < 1, fmt::format("invalid weight decay: {}", weight_decay));
+  for (const auto& [key, v] : {std::pair{"clipnorm", clipnorm}, std::pair{"global_clipnorm", global_clipnorm},
+                               std::pair{"clipvalue", clipvalue}})
+    check(std::isfinite(v) && v >= 0, fmt::format("invalid {}: {} (must be >= 0; 0 is off)", key, v));
+  check(!(clipnorm > 0 && global_clipnorm > 0), "set clipnorm or global_clipnorm, not both (as in Keras)");
 }
 
 nlohmann::json to_json(const OptimizerConfig& c) {
@@ -53,7 +57,31 @@ nlohmann::json to_json(const OptimizerConfig& c) {
   if (c.name == "rmsprop") { j["rho"] = c.rho; j["momentum"] = c.momentum; }
   if (c.name == "adam" || c.name == "adamw" || c.name == "nadam") { j["beta1"] = c.beta1; j["beta2"] = c.beta2; }
   if (c.name == "adamw") j["weight_decay"] = c.effective_weight_decay();
+  if (c.clipnorm > 0) j["clipnorm"] = c.clipnorm;
+  if (c.global_clipnorm > 0) j["global_clipnorm"] = c.global_clipnorm;
+  if (c.clipvalue > 0) j["clipvalue"] = c.clipvalue;
   return j;
+}
+
+void clip_gradients(const OptimizerConfig& c, torch::Tensor& grads, const std::vector<int64_t>& segments) {
+  if (!c.clips()) return;
+  torch::NoGradGuard no_grad;
+  // Keras' order: per weight, then global, then by value. Norms in float64 so that the result
+  // does not depend on how a reduction was split over threads more than float32 rounding does.
+  if (c.clipnorm > 0) {
+    int64_t offset = 0;
+    for (int64_t n : segments) {
+      auto g = grads.narrow(0, offset, n);
+      const double norm = g.to(torch::kFloat64).norm().item<double>();
+      if (norm > c.clipnorm) g.mul_(c.clipnorm / norm);
+      offset += n;
+    }
+  }
+  if (c.global_clipnorm > 0) {
+    const double norm = grads.to(torch::kFloat64).norm().item<double>();
+    if (norm > c.global_clipnorm) grads.mul_(c.global_clipnorm / norm);
+  }
+  if (c.clipvalue > 0) grads.clamp_(-c.clipvalue, c.clipvalue);
 }
 
 void Optimizer::load_slots(const std::vector<std::pair<std::string, torch::Tensor>>& saved, int64_t iterations) {
@@ -75,7 +103,7 @@ namespace {
 class Sgd : public Optimizer {
  public:
   Sgd(const OptimizerConfig& c, const torch::Tensor& p)
-      : lr_(c.effective_learning_rate()), momentum_(c.momentum), nesterov_(c.nesterov) {
+      : Optimizer(c.effective_learning_rate()), momentum_(c.momentum), nesterov_(c.nesterov) {
     if (momentum_ > 0) velocity_ = torch::zeros_like(p);
   }
   void step(torch::Tensor& p, const torch::Tensor& g) override {
@@ -91,7 +119,7 @@ class Sgd : public Optimizer {
   }
 
  private:
-  double lr_, momentum_;
+  double momentum_;
   bool nesterov_;
   torch::Tensor velocity_;
 };
@@ -105,7 +133,7 @@ class Sgd : public Optimizer {
 class Adam : public Optimizer {
  public:
   Adam(const OptimizerConfig& c, const torch::Tensor& p)
-      : lr_(c.effective_learning_rate()), b1_(c.beta1), b2_(c.beta2), eps_(c.epsilon),
+      : Optimizer(c.effective_learning_rate()), b1_(c.beta1), b2_(c.beta2), eps_(c.epsilon),
         wd_(c.effective_weight_decay()), m_(torch::zeros_like(p)), v_(torch::zeros_like(p)) {}
   void step(torch::Tensor& p, const torch::Tensor& g) override {
     const double t = static_cast<double>(++iterations_);
@@ -120,7 +148,7 @@ class Adam : public Optimizer {
   }
 
  private:
-  double lr_, b1_, b2_, eps_, wd_;
+  double b1_, b2_, eps_, wd_;
   torch::Tensor m_, v_;
 };
 
@@ -129,7 +157,7 @@ class Adam : public Optimizer {
 class RmsProp : public Optimizer {
  public:
   RmsProp(const OptimizerConfig& c, const torch::Tensor& p)
-      : lr_(c.effective_learning_rate()), rho_(c.rho), momentum_(c.momentum), eps_(c.epsilon),
+      : Optimizer(c.effective_learning_rate()), rho_(c.rho), momentum_(c.momentum), eps_(c.epsilon),
         v_(torch::zeros_like(p)) {
     if (momentum_ > 0) mom_ = torch::zeros_like(p);
   }
@@ -151,7 +179,7 @@ class RmsProp : public Optimizer {
   }
 
  private:
-  double lr_, rho_, momentum_, eps_;
+  double rho_, momentum_, eps_;
   torch::Tensor v_, mom_;
 };
 
@@ -165,7 +193,7 @@ class RmsProp : public Optimizer {
 class Nadam : public Optimizer {
  public:
   Nadam(const OptimizerConfig& c, const torch::Tensor& p)
-      : lr_(c.effective_learning_rate()), b1_(c.beta1), b2_(c.beta2), eps_(c.epsilon),
+      : Optimizer(c.effective_learning_rate()), b1_(c.beta1), b2_(c.beta2), eps_(c.epsilon),
         m_(torch::zeros_like(p)), v_(torch::zeros_like(p)) {}
   void step(torch::Tensor& p, const torch::Tensor& g) override {
     const double t = static_cast<double>(++iterations_);
@@ -191,7 +219,7 @@ class Nadam : public Optimizer {
   }
 
  private:
-  double lr_, b1_, b2_, eps_;
+  double b1_, b2_, eps_;
   double u_product_ = 1.0;  // running product of the momentum schedule
   torch::Tensor m_, v_;
 };

@@ -30,6 +30,18 @@ std::vector<std::pair<std::string, double>> position_fields(const TrainPosition&
           {"train_samples", static_cast<double>(p.train_samples)},
           {"best_val_accuracy", p.best_val_accuracy}};
 }
+
+// Plateau and early-stopping state: written by every checkpoint, absent from older ones (which
+// then resume with the defaults).
+std::vector<std::pair<std::string, double*>> callback_fields(CallbackState& s) {
+  return {{"plateau_scale", &s.plateau_scale}, {"plateau_best", &s.plateau_best}, {"stop_best", &s.stop_best}};
+}
+std::vector<std::pair<std::string, int*>> callback_counters(CallbackState& s) {
+  return {{"plateau_wait", &s.plateau_wait},
+          {"plateau_cooldown", &s.plateau_cooldown},
+          {"stop_wait", &s.stop_wait},
+          {"stop_best_epoch", &s.stop_best_epoch}};
+}
 }  // namespace
 
 void write_checkpoint(const std::string& path, const Checkpoint& c) {
@@ -46,6 +58,11 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   a.write("replicas", c10::IValue(static_cast<int64_t>(c.state.dropout_rng.size())));
   for (size_t r = 0; r < c.state.dropout_rng.size(); ++r) a.write(fmt::format("dropout_rng_{}", r), c.state.dropout_rng[r]);
   for (const auto& [name, value] : position_fields(c.position)) a.write("position_" + name, c10::IValue(value));
+  CallbackState callbacks = c.position.callbacks;
+  for (const auto& [name, value] : callback_fields(callbacks)) a.write("callback_" + name, c10::IValue(*value));
+  for (const auto& [name, value] : callback_counters(callbacks))
+    a.write("callback_" + name, c10::IValue(static_cast<int64_t>(*value)));
+  if (c.best_params.defined()) a.write("best_params", c.best_params);
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
   try {
     a.save_to(tmp);
@@ -105,6 +122,12 @@ Checkpoint read_checkpoint(const std::string& path) {
     p.train_seconds = values[8];
     p.train_samples = static_cast<int64_t>(values[9]);
     p.best_val_accuracy = values[10];
+    for (const auto& [name, value] : callback_fields(p.callbacks))
+      if (a.try_read("callback_" + name, v)) *value = v.toDouble();
+    for (const auto& [name, value] : callback_counters(p.callbacks))
+      if (a.try_read("callback_" + name, v)) *value = static_cast<int>(v.toInt());
+    torch::Tensor best;
+    if (a.try_read("best_params", best)) c.best_params = best;
   } catch (const c10::Error& e) {
     throw DataError(fmt::format("{}: not a readable checkpoint ({})", path, e.what_without_backtrace()));
   }

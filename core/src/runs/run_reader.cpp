@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "mirror/optim/schedule.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
 #include "mirror/util/json_fields.h"
@@ -22,11 +23,34 @@ namespace fs = std::filesystem;
 namespace mirror {
 
 namespace {
+// A schedule, plateau rule or early stopping as one readable cell ("cosine(decay_steps=2000,
+// alpha=0.1) after 100 warmup steps", "off").
+std::string readable_callback(const std::string& key, const nlohmann::json& v) {
+  try {
+    if (key == "lr_schedule") return lr_schedule_from_json(v).describe();
+    if (key == "reduce_lr_on_plateau") {
+      const PlateauOptions o = plateau_from_json(v);
+      return o.enabled ? fmt::format("{}: x{} after {} epoch(s), min {}", o.watch.monitor, o.factor, o.patience, o.min_lr)
+                       : "off";
+    }
+    const EarlyStoppingOptions o = early_stopping_from_json(v);
+    return o.enabled ? fmt::format("{}: patience {}{}", o.watch.monitor, o.patience,
+                                   o.restore_best ? ", restore best" : "")
+                     : "off";
+  } catch (const ConfigError&) {
+    return v.dump();
+  }
+}
+
 void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
   if (j.is_object()) {
     for (const auto& [k, v] : j.items()) {
       if (prefix.empty() && k == "model") {  // the whole layer list counts as one value
         out["model"] = v.dump();
+        continue;
+      }
+      if (prefix.empty() && (k == "lr_schedule" || k == "reduce_lr_on_plateau" || k == "early_stopping")) {
+        out[k] = readable_callback(k, v);  // one readable value, not a dozen numbers
         continue;
       }
       flatten(v, prefix.empty() ? k : prefix + "." + k, out);
@@ -159,6 +183,7 @@ void RunFollower::apply_line(const std::string& line) {
     p.samples = json_int(j, "samples");
     p.step_seconds = json_number(j, "step_seconds");
     p.samples_per_sec = json_number(j, "samples_per_sec");
+    p.learning_rate = json_number(j, "learning_rate");
     p.samples_seen = (steps.empty() ? 0 : steps.back().samples_seen) + p.samples;
     p.train_seconds = (steps.empty() ? 0 : steps.back().train_seconds) + p.step_seconds;
     // Runs recorded before "wall" existed: training time is the best estimate.
@@ -200,6 +225,7 @@ void RunFollower::apply_line(const std::string& line) {
     e.steps = json_int(j, "steps");
     e.seconds = json_number(j, "seconds");
     e.samples_per_sec = json_number(j, "samples_per_sec");
+    e.learning_rate = json_number(j, "learning_rate");
     if (j.contains("val_accuracy")) {
       e.has_validation = true;
       e.val_loss = json_number(j, "val_loss");

@@ -198,6 +198,7 @@ void TensorBoardWriter::on_step(const StepMetrics& e) {
   scalar(e.global_step, "train/accuracy", e.accuracy);
   scalar(e.global_step, "train/top_k_accuracy", e.top_k_accuracy);
   scalar(e.global_step, "throughput/samples_per_sec", e.samples_per_sec);
+  if (e.learning_rate > 0) scalar(e.global_step, "learning_rate", e.learning_rate);
 }
 
 void TensorBoardWriter::on_epoch(const EpochMetrics& e) {

@@ -133,7 +133,7 @@ uint64_t fnv1a(const torch::Tensor& flat) {
 MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const ModelAnalysis& model,
                                    const OptimizerConfig& optimizer, const MirroredOptions& options,
                                    uint64_t seed)
-    : devices_(std::move(devices)), options_(options) {
+    : devices_(std::move(devices)), options_(options), optimizer_(optimizer) {
   if (devices_.empty()) throw ConfigError("no devices to train on");
   if (options_.sync_check_every < 0)
     throw ConfigError(fmt::format("invalid sync-check interval: {}", options_.sync_check_every));
@@ -189,6 +189,7 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
     for (int r = 1; r < n; ++r) replicas_[static_cast<size_t>(r)]->flat_params.copy_(replicas_[0]->flat_params);
   }
   for (auto& rep : replicas_) rep->optimizer = make_optimizer(optimizer, rep->flat_params);
+  for (const auto& p : replicas_[0]->model->parameters()) segments_.push_back(p.numel());
   // Weights and slots were written on the default stream; replica streams do not wait for it.
   for (auto& rep : replicas_) synchronize_device(rep->device);
   const int threads = threads_per_replica_;
@@ -229,6 +230,21 @@ int64_t MirroredStrategy::num_parameters() const { return replicas_[0]->flat_par
 
 torch::Tensor MirroredStrategy::replica_parameters(int replica) {
   return replicas_.at(static_cast<size_t>(replica))->flat_params;
+}
+
+void MirroredStrategy::set_learning_rate(double rate) {
+  for (auto& rep : replicas_) rep->optimizer->set_learning_rate(rate);
+}
+
+double MirroredStrategy::learning_rate() const { return replicas_[0]->optimizer->learning_rate(); }
+
+void MirroredStrategy::load_parameters(const torch::Tensor& params) {
+  torch::NoGradGuard no_grad;
+  if (!params.defined() || params.numel() != num_parameters())
+    throw DataError(fmt::format("{} parameters given, this model has {}", params.defined() ? params.numel() : 0,
+                                num_parameters()));
+  for (auto& rep : replicas_) rep->flat_params.copy_(params);
+  for (auto& rep : replicas_) synchronize_device(rep->device);
 }
 
 double MirroredStrategy::parameter_l2_norm() const {
@@ -325,6 +341,8 @@ void MirroredStrategy::replica_step(Replica& rep, const Batch& batch, const Shar
     lap(1);
     {
       torch::NoGradGuard no_grad;
+      // After the all-reduce: every replica clips the same gradient the same way.
+      clip_gradients(optimizer_, rep.flat_grads, segments_);
       rep.optimizer->step(rep.flat_params, rep.flat_grads);
     }
     lap(2);

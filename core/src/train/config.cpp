@@ -21,6 +21,12 @@ void TrainConfig::validate() const {
   if (strategy.intra_op_threads < 0 || strategy.intra_op_threads > 1024)
     throw ConfigError(fmt::format("invalid intra-op threads per replica: {}", strategy.intra_op_threads));
   check_communicator_name(strategy.communicator);
+  schedule.validate();
+  if (plateau.enabled) plateau.validate();
+  if (early_stopping.enabled) early_stopping.validate();
+  if (plateau.enabled && schedule.kind != "constant")
+    throw ConfigError("--reduce-lr-on-plateau works on a constant rate (with warmup or batch scaling at most); "
+                      "drop --lr-schedule or the plateau rule");
 }
 
 TrainConfig config_from_preset(const std::string& name) {
@@ -64,6 +70,9 @@ nlohmann::json to_json(const TrainConfig& c) {
       {"top_k", c.strategy.top_k},
       {"checkpoint_every_steps", c.checkpoints.every_steps},
       {"checkpoint_keep_last", c.checkpoints.keep_last},
+      {"lr_schedule", to_json(c.schedule)},
+      {"reduce_lr_on_plateau", to_json(c.plateau)},
+      {"early_stopping", to_json(c.early_stopping)},
   };
 }
 
@@ -98,6 +107,9 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     c.optimizer.beta2 = o.value("beta2", 0.999);
     c.optimizer.rho = o.value("rho", 0.9);
     if (c.optimizer.name == "adamw") c.optimizer.weight_decay = o.value("weight_decay", -1.0);
+    c.optimizer.clipnorm = o.value("clipnorm", 0.0);
+    c.optimizer.global_clipnorm = o.value("global_clipnorm", 0.0);
+    c.optimizer.clipvalue = o.value("clipvalue", 0.0);
     c.batch_size = j.at("batch_size").get<int64_t>();
     c.epochs = j.at("epochs").get<int>();
     c.max_steps = j.value("max_steps", int64_t{0});
@@ -112,6 +124,10 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     c.strategy.top_k = j.value("top_k", 5);
     c.checkpoints.every_steps = j.value("checkpoint_every_steps", int64_t{0});
     c.checkpoints.keep_last = j.value("checkpoint_keep_last", 3);
+    // Runs recorded before schedules existed have none of these: constant rate, no callbacks.
+    c.schedule = lr_schedule_from_json(j.value("lr_schedule", nlohmann::json()));
+    c.plateau = plateau_from_json(j.value("reduce_lr_on_plateau", nlohmann::json()));
+    c.early_stopping = early_stopping_from_json(j.value("early_stopping", nlohmann::json()));
     return c;
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(fmt::format("run configuration: {}", e.what()));

@@ -32,6 +32,7 @@ nlohmann::json to_json(const StepMetrics& e) {
           {"top_k_accuracy", e.top_k_accuracy},
           {"step_seconds", e.step_seconds},
           {"samples_per_sec", e.samples_per_sec},
+          {"learning_rate", e.learning_rate},
           {"replicas", std::move(replicas)}};
 }
 
@@ -43,7 +44,7 @@ nlohmann::json to_json(const EpochMetrics& e) {
                       {"accuracy", e.accuracy},
                       {"top_k_accuracy", e.top_k_accuracy},
                       {"seconds", e.seconds},
-                      {"samples_per_sec", e.samples_per_sec}};
+                      {"samples_per_sec", e.samples_per_sec}, {"learning_rate", e.learning_rate}};
   if (e.has_validation) {
     j["val_loss"] = e.val_loss;
     j["val_accuracy"] = e.val_accuracy;

@@ -60,6 +60,7 @@ Trainer::~Trainer() = default;
 void Trainer::resume(const Checkpoint& checkpoint) {
   strategy_->restore(checkpoint.state);
   start_ = checkpoint.position;
+  start_best_params_ = checkpoint.best_params;
 }
 
 namespace {
@@ -68,8 +69,9 @@ namespace {
 class TrainingLoop {
  public:
   TrainingLoop(const TrainConfig& config, const Dataset& data, MirroredStrategy& strategy, EventSink& sink,
-               TrainControl& control, CheckpointStore* store, const TrainPosition& start)
+               TrainControl& control, CheckpointStore* store, const TrainPosition& start, torch::Tensor best_params)
       : config_(config), data_(data), strategy_(strategy), sink_(sink), control_(control), store_(store), pos_(start),
+        best_params_(std::move(best_params)),
         n_train_(data.size(Split::kTrain)), n_val_(data.size(Split::kValidation)),
         steps_per_epoch_((n_train_ + config.batch_size - 1) / config.batch_size) {}
 
@@ -77,6 +79,7 @@ class TrainingLoop {
     RunFinished fin;
     try {
       sink_.on_started(started_event());
+      check_monitors();
       bool more = !at_step_limit();
       while (more && pos_.epoch <= config_.epochs) more = run_epoch(fin);
       if (control_.stop.load() && fin.status == RunStatus::kFinished) {
@@ -121,6 +124,58 @@ class TrainingLoop {
     return e;
   }
 
+  // The rate of the next update: the schedule's (warmup, scaling rule included) times what
+  // ReduceLROnPlateau has taken off, never below its min_lr once it has.
+  double next_rate() const {
+    double rate = config_.schedule.rate(config_.optimizer.effective_learning_rate(), pos_.global_step, pos_.epoch,
+                                        config_.batch_size);
+    if (pos_.callbacks.plateau_scale < 1.0)
+      rate = std::max(rate * pos_.callbacks.plateau_scale, config_.plateau.min_lr);
+    return rate;
+  }
+
+  // Early stopping and plateau on a validation metric need a validation split.
+  void check_monitors() const {
+    for (const auto& [on, watch] : {std::pair{config_.plateau.enabled, config_.plateau.watch},
+                                    std::pair{config_.early_stopping.enabled, config_.early_stopping.watch}})
+      if (on && n_val_ == 0 && watch.monitor.rfind("val_", 0) == 0)
+        throw ConfigError(fmt::format("{} is watched, but this dataset has no validation split; watch loss or "
+                                      "accuracy instead",
+                                      watch.monitor));
+  }
+
+  static double monitored(const EpochMetrics& em, const std::string& name) {
+    if (name == "val_loss") return em.val_loss;
+    if (name == "val_accuracy") return em.val_accuracy;
+    if (name == "val_top_k_accuracy") return em.val_top_k_accuracy;
+    if (name == "loss") return em.loss;
+    if (name == "accuracy") return em.accuracy;
+    return em.top_k_accuracy;
+  }
+
+  // Plateau and early stopping at the end of a whole epoch. Returns true when early stopping ends
+  // the run now (after putting back the best weights when asked), with the reason in `fin`.
+  bool epoch_callbacks(const EpochMetrics& em, RunFinished& fin) {
+    // A reduction shows in the next steps' learning_rate.
+    if (config_.plateau.enabled)
+      plateau_epoch_end(config_.plateau, monitored(em, config_.plateau.watch.monitor), em.learning_rate,
+                        pos_.callbacks);
+    const auto& es = config_.early_stopping;
+    if (!es.enabled) return false;
+    const double value = monitored(em, es.watch.monitor);
+    const int best_before = pos_.callbacks.stop_best_epoch;
+    const bool stop = early_stopping_epoch_end(es, value, em.epoch, pos_.callbacks);
+    if (es.restore_best && pos_.callbacks.stop_best_epoch != best_before)
+      best_params_ = strategy_.state().params;  // this epoch is the best so far
+    if (!stop) return false;
+    const bool restore = es.restore_best && best_params_.defined();
+    if (restore) strategy_.load_parameters(best_params_);
+    fin.message = fmt::format("early stop at epoch {}: {} has not improved for {} epoch(s) (best {:.4g} at epoch {}{})",
+                              em.epoch, es.watch.monitor, pos_.callbacks.stop_wait, pos_.callbacks.stop_best,
+                              pos_.callbacks.stop_best_epoch, restore ? ", whose weights were restored" : "");
+    return true;
+  }
+
   bool at_step_limit() const { return config_.max_steps > 0 && pos_.global_step >= config_.max_steps; }
 
   // Trains the rest of the current epoch, validates, reports it and moves on. Returns false when
@@ -154,7 +209,11 @@ class TrainingLoop {
     if (n_val_ > 0 && fin.status != RunStatus::kStopped) validate(em);
     em.wall_seconds = seconds_since(session_start_);
     sink_.on_epoch(em);
-    if (pos_.step_in_epoch == steps_per_epoch_) finish_epoch(em);
+    if (pos_.step_in_epoch == steps_per_epoch_) {
+      const bool early_stop = epoch_callbacks(em, fin);
+      finish_epoch(em);
+      if (early_stop) return false;
+    }
     return !ended;
   }
 
@@ -164,6 +223,9 @@ class TrainingLoop {
     const int64_t begin = pos_.step_in_epoch * config_.batch_size;
     const int64_t end = std::min(n_train_, begin + config_.batch_size);
     const Batch b = data_.gather(Split::kTrain, std::vector<int64_t>(order.begin() + begin, order.begin() + end));
+    const double rate = next_rate();
+    strategy_.set_learning_rate(rate);
+    last_rate_ = rate;
     const StepResult r = strategy_.train_step(b);
     const double dt = seconds_since(t0);
     pos_.epoch_seconds += dt;
@@ -177,7 +239,7 @@ class TrainingLoop {
       throw RunError(fmt::format(
           "the loss became {} at epoch {}, step {}: training diverged. Lower the learning rate "
           "(now {}) or check the data for extreme values",
-          std::isnan(m.loss) ? "NaN" : "infinite", m.epoch, m.step, config_.optimizer.effective_learning_rate()));
+          std::isnan(m.loss) ? "NaN" : "infinite", m.epoch, m.step, last_rate_));
     sink_.on_step(m);
   }
 
@@ -196,6 +258,7 @@ class TrainingLoop {
     m.top_k_accuracy = r.sums.top_k_accuracy();
     m.step_seconds = seconds;
     m.samples_per_sec = seconds > 0 ? static_cast<double>(r.sums.samples) / seconds : 0;
+    m.learning_rate = last_rate_;
     m.replicas = r.replicas;
     for (const auto& t : r.replicas) {
       m.compute_ms += t.compute_ms;
@@ -223,6 +286,7 @@ class TrainingLoop {
     em.accuracy = pos_.epoch_sums.accuracy();
     em.top_k_accuracy = pos_.epoch_sums.top_k_accuracy();
     em.seconds = pos_.epoch_seconds;
+    em.learning_rate = last_rate_;
     em.samples_per_sec =
         pos_.epoch_seconds > 0 ? static_cast<double>(pos_.epoch_sums.samples) / pos_.epoch_seconds : 0;
     return em;
@@ -256,7 +320,7 @@ class TrainingLoop {
   }
 
   void save(bool best) {
-    if (store_) store_->save(Checkpoint{strategy_.state(), pos_}, best);
+    if (store_) store_->save(Checkpoint{strategy_.state(), pos_, best_params_}, best);
   }
 
   const TrainConfig& config_;
@@ -266,6 +330,8 @@ class TrainingLoop {
   TrainControl& control_;
   CheckpointStore* store_;
   TrainPosition pos_;
+  torch::Tensor best_params_;  // early stopping's best weights (restore_best only)
+  double last_rate_ = 0;       // the rate of the last update
   const Clock::time_point session_start_ = Clock::now();
   const int64_t n_train_;
   const int64_t n_val_;
@@ -274,7 +340,7 @@ class TrainingLoop {
 }  // namespace
 
 RunFinished Trainer::run(EventSink& sink, TrainControl& control) {
-  return TrainingLoop(config_, *dataset_, *strategy_, sink, control, store_, start_).run();
+  return TrainingLoop(config_, *dataset_, *strategy_, sink, control, store_, start_, start_best_params_).run();
 }
 
 }  // namespace mirror

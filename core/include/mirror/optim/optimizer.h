@@ -17,7 +17,11 @@ namespace mirror {
 
 class Optimizer {
  public:
+  explicit Optimizer(double learning_rate) : lr_(learning_rate) {}
   virtual ~Optimizer() = default;
+  // The rate the next step() uses (schedules change it between steps).
+  double learning_rate() const { return lr_; }
+  void set_learning_rate(double learning_rate) { lr_ = learning_rate; }
   // Applies one update to `params` in place from `grads` (same shape and device, float32).
   // Not thread-safe: each replica owns its optimizer.
   virtual void step(torch::Tensor& params, const torch::Tensor& grads) = 0;
@@ -30,8 +34,13 @@ class Optimizer {
   virtual void load_slots(const std::vector<std::pair<std::string, torch::Tensor>>& saved, int64_t iterations);
 
  protected:
+  double lr_;
   int64_t iterations_ = 0;
 };
+
+// Clips a flat gradient vector in place as `config` says (clipnorm per segment, then
+// global_clipnorm, then clipvalue); `segments` are the sizes of the weights in it, in order.
+void clip_gradients(const OptimizerConfig& config, torch::Tensor& grads, const std::vector<int64_t>& segments);
 
 // Creates the optimizer `config` names with slots shaped like `params`. Validates the config.
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& config, const torch::Tensor& params);

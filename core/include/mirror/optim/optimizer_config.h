@@ -20,6 +20,12 @@ struct OptimizerConfig {
   double epsilon = 1e-7;       // Keras' default everywhere
   double rho = 0.9;            // rmsprop
   double weight_decay = -1;    // adamw: <0 means Keras' default 0.004; others: 0 only
+  // Gradient clipping after the all-reduce, Keras' semantics; 0: off. clipnorm clips each
+  // weight's gradient by its own norm, global_clipnorm all of them by their joint norm (not both).
+  double clipnorm = 0;
+  double global_clipnorm = 0;
+  double clipvalue = 0;        // each gradient value into [-clipvalue, clipvalue]
+  bool clips() const { return clipnorm > 0 || global_clipnorm > 0 || clipvalue > 0; }
 
   OptimizerConfig& with_name(std::string v) { name = std::move(v); return *this; }
   OptimizerConfig& with_learning_rate(double v) { learning_rate = v; return *this; }

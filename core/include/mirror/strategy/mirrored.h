@@ -69,6 +69,11 @@ class MirroredStrategy {
   // Puts a saved state on every replica. Throws DataError when it does not fit this model
   // (parameter count, optimizer kind, replica count for the dropout streams).
   void restore(const StrategyState& state);
+  // Sets the rate every replica's next update uses (schedules call this between steps).
+  void set_learning_rate(double rate);
+  double learning_rate() const;
+  // Puts `params` (flat, as replica_parameters) on every replica: early stopping's best weights.
+  void load_parameters(const torch::Tensor& params);
   // L2 norm of all parameters of replica 0, computed in double precision.
   double parameter_l2_norm() const;
 
@@ -85,6 +90,8 @@ class MirroredStrategy {
 
   std::vector<LogicalDevice> devices_;
   MirroredOptions options_;
+  OptimizerConfig optimizer_;
+  std::vector<int64_t> segments_;  // each weight's size in the flat vectors, for per-weight clipping
   CommunicatorChoice choice_;
   int threads_per_replica_ = 1;
   int top_k_ = 1;

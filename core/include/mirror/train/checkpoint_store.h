@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "mirror/optim/schedule.h"
 #include "mirror/strategy/mirrored.h"
 #include "mirror/strategy/step_result.h"
 
@@ -21,11 +22,13 @@ struct TrainPosition {
   double train_seconds = 0;    // over the whole run so far
   int64_t train_samples = 0;
   double best_val_accuracy = -1;
+  CallbackState callbacks;     // ReduceLROnPlateau's and early stopping's state
 };
 
 struct Checkpoint {
   StrategyState state;
   TrainPosition position;
+  torch::Tensor best_params;  // early stopping with restore_best: the best epoch's weights (else undefined)
 };
 
 // Receives the trainer's checkpoints, on the trainer's thread.

@@ -9,6 +9,7 @@
 #include "mirror/data/dataset_options.h"
 #include "mirror/model/layer_spec.h"
 #include "mirror/optim/optimizer_config.h"
+#include "mirror/optim/schedule.h"
 #include "mirror/strategy/device.h"
 #include "mirror/strategy/mirrored_options.h"
 
@@ -33,6 +34,9 @@ struct TrainConfig {
   uint64_t seed = 42;
   MirroredOptions strategy;
   CheckpointOptions checkpoints;
+  LrSchedule schedule;                  // the rate over the run (constant by default)
+  PlateauOptions plateau;               // ReduceLROnPlateau (off by default)
+  EarlyStoppingOptions early_stopping;  // off by default
 
   // Throws ConfigError naming the first impossible value (batch size, epochs, ...).
   void validate() const;

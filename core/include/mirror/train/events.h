@@ -43,6 +43,7 @@ struct StepMetrics {
   double top_k_accuracy = 0;
   double step_seconds = 0;      // wall time of the whole step
   double samples_per_sec = 0;   // this step
+  double learning_rate = 0;     // the rate this step's update used (0 when read back from older runs)
   double compute_ms = 0, allreduce_ms = 0, update_ms = 0;  // means over the replicas
   std::vector<ReplicaTiming> replicas;  // each replica's timing; empty when read back
 };
@@ -61,6 +62,7 @@ struct EpochMetrics {
   bool has_validation = false;
   double seconds = 0;           // training time of the epoch, validation excluded
   double samples_per_sec = 0;   // training throughput over the epoch
+  double learning_rate = 0;     // the rate of the epoch's last step
 };
 
 enum class RunStatus { kFinished, kStopped, kFailed };

@@ -41,6 +41,7 @@ class Trainer {
   std::shared_ptr<const Dataset> dataset_;
   std::unique_ptr<MirroredStrategy> strategy_;
   TrainPosition start_;                // where run() begins: step 0, or a checkpoint's position
+  torch::Tensor start_best_params_;    // early stopping's best weights so far, from a checkpoint
   CheckpointStore* store_ = nullptr;   // not owned; null: no checkpoints
 };
 
