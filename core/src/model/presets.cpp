@@ -27,6 +27,10 @@ Preset preset_from_json(const nlohmann::json& j, const std::string& source) {
     p.epochs = j.value("epochs", 1);
     p.logical_devices = j.value("logical_devices", 1);
     p.prefer_gpu = j.value("prefer_gpu", false);
+    p.lr_schedule = j.value("lr_schedule", "");
+    p.warmup_steps = j.value("warmup_steps", int64_t{0});
+    p.reduce_lr_on_plateau = j.value("reduce_lr_on_plateau", "");
+    p.early_stopping = j.value("early_stopping", "");
     if (p.name.empty()) throw ConfigError("\"preset\" (its name) is empty");
     return p;
   } catch (const nlohmann::json::exception& e) {

@@ -42,6 +42,14 @@ TrainConfig config_from_preset(const std::string& name) {
   c.epochs = p.epochs;
   c.devices.logical = p.logical_devices;
   if (p.prefer_gpu) c.devices.devices = cuda_training_available() ? "cuda:0" : "cpu";
+  try {
+    if (!p.lr_schedule.empty()) c.schedule = parse_lr_schedule(p.lr_schedule);
+    c.schedule.warmup_steps = p.warmup_steps;
+    if (!p.reduce_lr_on_plateau.empty()) c.plateau = parse_plateau(p.reduce_lr_on_plateau);
+    if (!p.early_stopping.empty()) c.early_stopping = parse_early_stopping(p.early_stopping);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("preset {}: {}", p.name, e.what()));
+  }
   return c;
 }
 

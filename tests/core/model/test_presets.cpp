@@ -67,4 +67,13 @@ TEST(Presets, AMalformedPresetNamesItsSourceAndTheProblem) {
   EXPECT_EQ(p.name, "mine");
   EXPECT_EQ(p.epochs, 4);
   EXPECT_EQ(p.batch_size, 32);  // the default when the file does not say
+  EXPECT_TRUE(p.lr_schedule.empty());
+  // A preset may carry a schedule and callbacks, spelt as on the command line.
+  j["lr_schedule"] = "cosine:decay_steps=500,alpha=0.1";
+  j["warmup_steps"] = 50;
+  j["early_stopping"] = "val_loss:patience=3";
+  const Preset q = preset_from_json(j, "mine.json");
+  EXPECT_EQ(q.lr_schedule, "cosine:decay_steps=500,alpha=0.1");
+  EXPECT_EQ(q.warmup_steps, 50);
+  EXPECT_EQ(q.early_stopping, "val_loss:patience=3");
 }

@@ -27,6 +27,11 @@ struct Preset {
   // Train on cuda:0 (split into `logical_devices`) when a GPU is usable, as the tutorial does;
   // on the CPU otherwise.
   bool prefer_gpu = false;
+  // The command line's spellings ("cosine:decay_steps=2000", "val_loss:patience=3"); empty: none.
+  std::string lr_schedule;
+  int64_t warmup_steps = 0;
+  std::string reduce_lr_on_plateau;
+  std::string early_stopping;
 };
 
 // A preset from its JSON document; `source` names it in errors. Throws ConfigError naming the
