@@ -7,8 +7,10 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QTableWidget>
+#include <QValueAxis>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 namespace mirror::ui {
@@ -46,6 +48,30 @@ void fit_height(QTableWidget* t) {
   if (t->rowCount() > 8) h += t->horizontalScrollBar()->sizeHint().height();
   t->setMinimumHeight(std::max(h, 60));
   t->setMaximumHeight(std::max(h, 60));
+}
+
+double nice_step(double span, int ticks, bool whole) {
+  if (!(span > 0) || !std::isfinite(span)) return whole ? 1.0 : 0.2;
+  const double raw = span / std::max(1, ticks);
+  const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = decade * 10;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (decade * m >= raw * (1 - 1e-9)) {
+      step = decade * m;
+      break;
+    }
+  return whole ? std::max(1.0, std::round(step)) : step;
+}
+
+void set_nice_range(QValueAxis* axis, double max, bool whole, bool round_up) {
+  const double span = max > 0 && std::isfinite(max) ? max : 1.0;
+  const double step = nice_step(span, 5, whole);
+  axis->setRange(0, round_up ? std::ceil(span / step - 1e-9) * step : span);
+  axis->setTickType(QValueAxis::TicksDynamic);
+  axis->setTickAnchor(0);
+  axis->setTickInterval(step);
+  const int decimals = whole || step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
+  axis->setLabelFormat(QString("%.%1f").arg(decimals));
 }
 
 }  // namespace mirror::ui

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 class QChartView;
+class QValueAxis;
 class QTableWidget;
 class QTableWidgetItem;
 
@@ -19,6 +20,13 @@ QColor palette_colour(size_t index);
 QChartView* new_chart_view(const QString& title);
 // A cell that can be selected but not edited.
 QTableWidgetItem* read_only_cell(const QString& text);
+// The 1-2-5 step (1, 2, 5, 10, 20, ...) that splits [0, span] into at most `ticks` intervals;
+// at least 1 when `whole`.
+double nice_step(double span, int ticks = 5, bool whole = false);
+// Sets `axis` to [0, max] (rounded up to the next nice step when `round_up`, for a growing run),
+// with ticks at multiples of a 1-2-5 step and labels without decimals when `whole` (steps):
+// "0 250 500 750", never "0 0 1 1 1".
+void set_nice_range(QValueAxis* axis, double max, bool whole, bool round_up = true);
 // Makes `t` as tall as its rows (up to eight), so charts beside it get the rest of the space.
 void fit_height(QTableWidget* t);
 

@@ -273,7 +273,7 @@ void CompareView::rebuild_curves() {
       linear_y->setRange(std::max(0.0, y_lo - pad), fraction ? std::min(1.0, y_hi + pad) : y_hi + pad);
       linear_y->applyNiceNumbers();
     }
-    x_axis->setRange(0, x_max > 0 ? x_max : 1);
+    set_nice_range(x_axis, x_max, /*whole=*/x_ == XAxis::kStep || x_ == XAxis::kSamples, /*round_up=*/false);
   }
 }
 

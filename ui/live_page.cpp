@@ -20,6 +20,11 @@ LivePage::LivePage(LiveRun* run, QWidget* parent) : QSplitter(Qt::Vertical, pare
   for (int i = 0; i < kMetricCount; ++i) setStretchFactor(i, i == 3 ? 2 : 3);
   setStretchFactor(kMetricCount, 1);
   connect(run_, &LiveRun::run_started, replicas_, &ReplicaView::on_started);
+  connect(run_, &LiveRun::run_started, this, [this](const RunStarted& e) {
+    // Top-k of k classes or more is always 1: no chart for it then.
+    charts_[2]->setVisible(e.num_classes <= 0 || e.top_k < e.num_classes);
+    charts_[2]->chart()->setTitle(QString("Top-%1 accuracy").arg(e.top_k));
+  });
   connect(run_, &LiveRun::run_finished, replicas_, &ReplicaView::on_finished);
   connect(run_, &LiveRun::frame, this, &LivePage::redraw);
 }
@@ -27,16 +32,16 @@ LivePage::LivePage(LiveRun* run, QWidget* parent) : QSplitter(Qt::Vertical, pare
 void LivePage::redraw() {
   // A run whose rate moves (a schedule, warmup, a plateau cut) shows its rate, unless the
   // learning-rate chart was switched off by hand.
-  const auto& rates = run_->metrics().raw(Metric::kLearningRate);
-  if (!learning_rate_switched_off_ && !charts_[3]->isVisible() && rates.size() > 1 &&
-      rates.front().y() != rates.back().y())
-    charts_[3]->show();
+  if (!learning_rate_switched_off_ && charts_[3]->isHidden() && run_->learning_rate_varies()) charts_[3]->show();
   for (auto* c : charts_)
-    if (c->isVisible()) c->refresh(run_->metrics());
-  if (run_->last_step().global_step > 0) replicas_->on_step(run_->last_step());
+    if (!c->isHidden()) c->refresh(run_->metrics());
+  if (run_->last_step().global_step > 0) {
+    replicas_->on_step(run_->typical_step());
+    replicas_->show_sync_check(run_->last_sync_check());
+  }
   // Paint now, inside the frame, so that LiveRun's frame cost includes the painting.
   for (auto* c : charts_)
-    if (c->isVisible()) c->viewport()->repaint();
+    if (!c->isHidden()) c->viewport()->repaint();
 }
 
 void LivePage::show_learning_rate(bool on) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mirror/runs/run_reader.h"
 #include "ui/training_controller.h"
 
 namespace mirror::ui {
@@ -18,11 +19,40 @@ LiveRun::LiveRun(TrainingController* controller, QObject* parent) : QObject(pare
 
 void LiveRun::begin() {
   metrics_.clear();
+  recorded_until_ = 0;
   last_step_ = {};
+  typical_step_ = {};
   started_ = {};
   step_seconds_ema_ = 0;
+  samples_ema_ = seconds_ema_ = 0;
+  last_sync_check_ = 0;
+  first_rate_ = -1;
+  rate_varies_ = false;
   running_ = true;
   dirty_ = true;
+}
+
+namespace {
+constexpr double kLiveSmoothing = 0.9;  // RunMetrics' default, which the live charts use
+}  // namespace
+
+void LiveRun::begin_resume(const std::string& dir) {
+  begin();
+  try {
+    const RunRecord record = read_run(dir);
+    metrics_ = RunMetrics::from_record(record, kLiveSmoothing, XAxis::kStep);
+    for (const auto& s : record.steps) {
+      if (first_rate_ < 0) first_rate_ = s.learning_rate;
+      else if (s.learning_rate != first_rate_) rate_varies_ = true;
+    }
+    if (!record.steps.empty()) {
+      last_step_ = record.steps.back();
+      recorded_until_ = last_step_.global_step;
+    }
+  } catch (const std::exception&) {
+    // Nothing readable recorded: the resumed run's own steps are all there is to draw. The
+    // controller reports why the resume itself fails.
+  }
 }
 
 void LiveRun::abandon() { running_ = false; }
@@ -38,9 +68,21 @@ void LiveRun::on_started(const RunStarted& e) {
 }
 
 void LiveRun::on_steps(const std::vector<StepMetrics>& batch) {
+  if (recorded_until_ > 0 && !batch.empty()) {
+    // The first steps of a resumed run: drop the recorded ones it redoes (after its checkpoint).
+    if (batch.front().global_step <= recorded_until_) metrics_.drop_from(static_cast<double>(batch.front().global_step));
+    recorded_until_ = 0;
+  }
   for (const auto& e : batch) {
     metrics_.add_step(e);
     step_seconds_ema_ = step_seconds_ema_ == 0 ? e.step_seconds : 0.95 * step_seconds_ema_ + 0.05 * e.step_seconds;
+    // Samples and seconds averaged apart: a short step counts for its few samples, not as a rate.
+    samples_ema_ = 0.95 * samples_ema_ + 0.05 * static_cast<double>(e.samples);
+    seconds_ema_ = 0.95 * seconds_ema_ + 0.05 * e.step_seconds;
+    if (started_.global_batch <= 0 || e.samples >= started_.global_batch) typical_step_ = e;
+    if (e.sync_checked) last_sync_check_ = e.global_step;
+    if (first_rate_ < 0) first_rate_ = e.learning_rate;
+    else if (e.learning_rate != first_rate_) rate_varies_ = true;
   }
   if (!batch.empty()) last_step_ = batch.back();
   dirty_ = true;

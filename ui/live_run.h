@@ -24,6 +24,9 @@ class LiveRun : public QObject {
 
   // A run is about to start: forget the last one's points and mark this one running.
   void begin();
+  // A recorded run is about to be resumed: start from what it recorded, so the charts show the
+  // whole run; the steps the resumed run redoes replace the recorded ones.
+  void begin_resume(const std::string& dir);
   // The run did not start after all (the previous one was still shutting down).
   void abandon();
 
@@ -31,6 +34,15 @@ class LiveRun : public QObject {
   const RunMetrics& metrics() const { return metrics_; }
   const RunStarted& started() const { return started_; }
   const StepMetrics& last_step() const { return last_step_; }  // global_step 0: no step yet
+  // The last step with a whole global batch: what a typical step looks like (an epoch's last,
+  // partial step has smaller shards and fewer samples).
+  const StepMetrics& typical_step() const { return typical_step_.global_step > 0 ? typical_step_ : last_step_; }
+  // Samples per second over the last few seconds of steps (not one step's).
+  double recent_samples_per_sec() const { return seconds_ema_ > 0 ? samples_ema_ / seconds_ema_ : 0; }
+  // The step after which the replicas were last checked bit-identical; 0: not yet.
+  int64_t last_sync_check() const { return last_sync_check_; }
+  // Whether the learning rate has taken more than one value in this run (a schedule, a warmup, a cut).
+  bool learning_rate_varies() const { return rate_varies_; }
   const RunFinished& last_result() const { return last_result_; }
   // Seconds left until `epochs` epochs are done, from a moving average of the step time.
   double eta_seconds(int epochs) const;
@@ -54,12 +66,18 @@ class LiveRun : public QObject {
   void draw();
 
   RunMetrics metrics_;
+  int64_t recorded_until_ = 0;  // a resumed run's last recorded step, until its own steps arrive
   RunStarted started_;
   StepMetrics last_step_;
   RunFinished last_result_;
   bool running_ = false;
   bool dirty_ = false;
   double step_seconds_ema_ = 0;
+  StepMetrics typical_step_;
+  double samples_ema_ = 0, seconds_ema_ = 0;
+  int64_t last_sync_check_ = 0;
+  double first_rate_ = -1;
+  bool rate_varies_ = false;
   QTimer timer_;
   QElapsedTimer since_draw_;  // since the last frame
   double draw_cost_ms_ = 0;   // smoothed cost of one frame

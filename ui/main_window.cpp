@@ -301,7 +301,7 @@ void MainWindow::on_frame() {
   if (live.running())
     status_->setText(QString("Epoch %1/%2 · step %3/%4 · %5 samples/s · ETA %6%7")
                          .arg(step.epoch).arg(epochs).arg(step.step).arg(step.steps_per_epoch)
-                         .arg(step.samples_per_sec, 0, 'f', 0).arg(clock(live.eta_seconds(epochs)))
+                         .arg(live.recent_samples_per_sec(), 0, 'f', 0).arg(clock(live.eta_seconds(epochs)))
                          .arg(pause_->isChecked() ? " · paused" : ""));
   epoch_progress_->setValue(static_cast<int>(100 * step.step / std::max<int64_t>(1, step.steps_per_epoch)));
   devices_->show_peak_memory(step.replicas);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/chart_widgets.h"
 #include "ui/export.h"
 
 namespace mirror::ui {
@@ -149,7 +150,9 @@ void MetricChart::refresh(const RunMetrics& m) {
   y_linear_->setRange(lo, hi);
   y_linear_->applyNiceNumbers();
   y_log_->setRange(std::max(lo, hi * 1e-4 > 0 ? std::max(1e-6, lo) : 1e-6), std::max(hi, 1e-5));
-  x_axis_->setRange(0, std::max<double>(1, static_cast<double>(m.steps())));
+  // Up to the last step's place (a resumed run's first step here is not step 1).
+  const auto& points = m.raw(metric_);
+  set_nice_range(x_axis_, points.isEmpty() ? 0.0 : points.back().x(), /*whole=*/true);
 }
 
 bool MetricChart::export_png(const QString& path) { return ui::export_png(this, path); }

@@ -92,6 +92,11 @@ void ReplicaView::on_started(const RunStarted& e) {
 
 void ReplicaView::on_step(const StepMetrics& e) { bars_->set_timings(e.replicas); }
 
+void ReplicaView::show_sync_check(int64_t step) {
+  if (step > 0)
+    sync_->setText(QString("Sync check passed after step %1: all replicas bit-identical.").arg(step));
+}
+
 void ReplicaView::on_finished(const RunFinished& e) {
   if (e.status == RunStatus::kFailed && e.message.find("out of sync") != std::string::npos)
     sync_->setText(QString("<span style='color:#c0392b'>Sync check failed: %1</span>").arg(QString::fromStdString(e.message).toHtmlEscaped()));

@@ -32,6 +32,9 @@ class ReplicaView : public QWidget {
   void on_started(const RunStarted& e);
   void on_step(const StepMetrics& e);
   void on_finished(const RunFinished& e);
+  // The replicas were last checked bit-identical after `step` (0: not yet).
+  void show_sync_check(int64_t step);
+  QLabel* sync_label() const { return sync_; }
 
  private:
   ReplicaBars* bars_;

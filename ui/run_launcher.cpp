@@ -30,7 +30,7 @@ void RunLauncher::start_run(TrainConfig config, std::shared_ptr<const Dataset> d
 
 void RunLauncher::resume_run(const QString& dir, int epochs) {
   if (running()) return;
-  live_->begin();
+  live_->begin_resume(dir.toStdString());
   run_dir_ = dir;
   Q_EMIT run_begun("Resuming " + dir + "…");
   ResumeOptions options;

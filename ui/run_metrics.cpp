@@ -115,6 +115,22 @@ void RunMetrics::add_epoch(const EpochMetrics& e) {
   train_epoch_[index(Metric::kLearningRate)].push_back({x, e.learning_rate});
 }
 
+void RunMetrics::drop_from(double x) {
+  auto cut = [x](QVector<QPointF>& v) {
+    v.erase(std::remove_if(v.begin(), v.end(), [x](const QPointF& p) { return p.x() >= x; }), v.end());
+  };
+  for (int m = 0; m < kMetricCount; ++m) {
+    cut(raw_[m]);
+    cut(train_epoch_[m]);
+    cut(val_epoch_[m]);
+    smooth_[m].clear();
+    DebiasedEma ema(smoothing_);
+    for (const auto& p : raw_[m])
+      smooth_[m].push_back({p.x(), m == index(Metric::kLearningRate) ? p.y() : ema.add(p.y())});
+    ema_[static_cast<size_t>(m)] = ema;
+  }
+}
+
 QString RunMetrics::to_csv() const {
   QString out;
   QTextStream s(&out);

@@ -50,6 +50,9 @@ class RunMetrics {
   void clear();
   void add_step(const StepMetrics& s);
   void add_epoch(const EpochMetrics& e);
+  // Forgets every point at or after `x` (a resumed run redoes the steps after its checkpoint) and
+  // smooths the rest again.
+  void drop_from(double x);
   XAxis x_axis() const { return x_; }
 
   const QVector<QPointF>& raw(Metric m) const { return raw_[index(m)]; }

@@ -15,6 +15,7 @@
 #include <functional>
 
 #include "mirror/util/error.h"
+#include "ui/chart_widgets.h"
 
 namespace mirror::ui {
 
@@ -188,8 +189,7 @@ void TrainingPanel::plot_schedule() {
     auto* v = qobject_cast<QValueAxis*>(a);
     if (!v) continue;
     if (a->orientation() == Qt::Horizontal) {
-      v->setRange(0, points.isEmpty() ? 1 : points.back().x());
-      v->setLabelFormat("%.0f");
+      set_nice_range(v, points.isEmpty() ? 0.0 : points.back().x(), /*whole=*/true, /*round_up=*/false);
     } else {
       v->setRange(0, hi > 0 ? hi * 1.1 : 1);
       v->setLabelFormat("%.2g");

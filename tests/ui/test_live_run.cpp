@@ -1,6 +1,7 @@
 // The LiveRun model that live views subscribe to, the run lifecycle behind the window, and the
 // Devices tab's list of all-reduce backends; on Qt's offscreen platform.
 #include <QElapsedTimer>
+#include <QFile>
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QtTest>
@@ -9,7 +10,9 @@
 #include "mirror/runs/run_reader.h"
 #include "mirror/strategy/fake_communicator.h"
 #include "ui/devices_panel.h"
+#include "ui/live_page.h"
 #include "ui/live_run.h"
+#include "ui/metric_chart.h"
 #include "ui/run_launcher.h"
 #include "ui/training_controller.h"
 
@@ -95,6 +98,58 @@ class LiveRunTest : public QObject {
     QCOMPARE(fin.status, RunStatus::kFailed);
     QVERIFY2(fin.message.find("injected failure in collective 3 on rank 0") != std::string::npos, fin.message.c_str());
     QCOMPARE(launcher.live()->metrics().steps(), qint64{2});
+  }
+
+  // Resuming a recorded run shows the whole run: the recorded steps up to its checkpoint, then
+  // the resumed ones in their places (issue: resumed runs drew empty or cut-off charts).
+  void aResumedRunsLiveChartsHoldTheWholeRun() {
+    QTemporaryDir root;
+    struct RestoreRunsDir {
+      QByteArray old = qgetenv("MIRROR_RUNS_DIR");
+      ~RestoreRunsDir() { qputenv("MIRROR_RUNS_DIR", old); }
+    } restore;
+    qputenv("MIRROR_RUNS_DIR", root.path().toUtf8());
+    RunLauncher launcher;
+    QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
+    TrainConfig c = blobs_config(1);  // 2,000 examples at batch 32: 63 steps
+    c.max_steps = 20;
+    c.checkpoints.every_steps = 8;
+    launcher.start_run(c, nullptr);
+    QVERIFY(finished.wait(60000));
+    const std::string dir = launcher.run_dir().toStdString();
+    QCOMPARE(read_run(dir).steps.size(), size_t{20});
+    // As after a kill: steps 17-20 were recorded, but the newest checkpoint is step 16's.
+    QVERIFY(QFile::remove(QString::fromStdString(dir) + "/checkpoints/ckpt-20.pt"));
+    QTRY_VERIFY_WITH_TIMEOUT(!launcher.controller()->running(), 10000);
+    launcher.resume_run(QString::fromStdString(dir), 1);
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(launcher.live()->last_result().status, RunStatus::kFinished);
+    const auto& loss = launcher.live()->metrics().raw(Metric::kLoss);
+    QCOMPARE(loss.size(), 63);
+    for (int i = 0; i < loss.size(); ++i) QCOMPARE(loss[i].x(), double(i + 1));  // steps 1..63, once each
+    QCOMPARE(launcher.live()->metrics().train_epochs(Metric::kLoss).size(), 1);
+  }
+
+  // The live page's numbers are the typical ones: the replica view shows a whole-batch step, the
+  // sync line follows the checks, and a top-k chart of k >= classes (always 1) is not shown.
+  void theLivePageShowsSteadyNumbers() {
+    RunLauncher launcher;
+    launcher.set_recording(false);
+    LivePage page(launcher.live());
+    QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
+    TrainConfig c = blobs_config(2);  // 2,000 examples at batch 32: 62 whole steps and one of 16, twice
+    c.strategy.sync_check_every = 50;
+    launcher.start_run(c, load_dataset(c.dataset));
+    QVERIFY(finished.wait(60000));
+    const LiveRun& live = *launcher.live();
+    QCOMPARE(live.last_step().samples, int64_t{16});
+    QCOMPARE(live.typical_step().samples, int64_t{32});
+    QCOMPARE(live.typical_step().replicas.size(), size_t{2});
+    QCOMPARE(live.typical_step().replicas[0].shard_size, int64_t{16});
+    QCOMPARE(live.last_sync_check(), int64_t{100});
+    QVERIFY(page.chart(Metric::kTopK)->isHidden());  // blobs has 3 classes, top-5
+    QVERIFY(!page.chart(Metric::kLoss)->isHidden());
+    QVERIFY(live.recent_samples_per_sec() > 0);
   }
 
   void devicesTabListsEveryBackendWithItsAvailability() {

@@ -8,12 +8,14 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QValueAxis>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
 #include "mirror/data/dataset.h"
 #include "mirror/model/presets.h"
 #include "mirror/runs/run_reader.h"
+#include "ui/chart_widgets.h"
 #include "ui/dataset_panel.h"
 #include "ui/devices_panel.h"
 #include "ui/metric_chart.h"
@@ -245,6 +247,29 @@ class MainWindowTest : public QObject {
     QCOMPARE(rates[0].y(), 0.0);
     QCOMPARE(rates[4].y(), 0.01);
     QCOMPARE(rates.back().y(), 0.0);
+  }
+
+  void axesTickOnNiceWholeSteps() {
+    QCOMPARE(nice_step(3032, 5, true), 1000.0);
+    QCOMPARE(nice_step(758, 5, true), 200.0);
+    QCOMPARE(nice_step(1, 5, true), 1.0);
+    QCOMPARE(nice_step(0.8, 5, false), 0.2);
+    MetricChart chart(Metric::kLoss, "Loss");
+    auto x_axis = [&] { return qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0)); };
+    chart.refresh(RunMetrics());  // empty: "0 1", not "0 0 1 1 1"
+    QCOMPARE(x_axis()->max(), 1.0);
+    QCOMPARE(x_axis()->tickInterval(), 1.0);
+    QCOMPARE(x_axis()->labelFormat(), QString("%.0f"));
+    RunMetrics m;
+    for (int step = 1; step <= 758; ++step) {
+      StepMetrics s;
+      s.global_step = step;
+      s.loss = 1.0 / step;
+      m.add_step(s);
+    }
+    chart.refresh(m);
+    QCOMPARE(x_axis()->max(), 800.0);
+    QCOMPARE(x_axis()->tickInterval(), 200.0);
   }
 
   void smoothingIsDebiasedAndDecimationKeepsExtremes() {

@@ -391,7 +391,10 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
 StepResult MirroredStrategy::train_step(const Batch& batch) {
   StepResult total = run_step(batch, /*train=*/true);
   ++steps_;
-  if (options_.sync_check_every > 0 && steps_ % options_.sync_check_every == 0) check_sync();
+  if (options_.sync_check_every > 0 && steps_ % options_.sync_check_every == 0) {
+    check_sync();
+    total.sync_checked = true;
+  }
   return total;
 }
 

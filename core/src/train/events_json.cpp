@@ -11,7 +11,8 @@ nlohmann::json to_json(const RunStarted& e) {
           {"intra_op_threads", e.intra_op_threads}, {"parameters", e.parameters},
           {"train_size", e.train_size},  {"val_size", e.val_size},
           {"global_batch", e.global_batch}, {"shard_sizes", e.shard_sizes},
-          {"steps_per_epoch", e.steps_per_epoch}, {"epochs", e.epochs}};
+          {"steps_per_epoch", e.steps_per_epoch}, {"epochs", e.epochs},
+          {"top_k", e.top_k},            {"num_classes", e.num_classes}};
 }
 
 nlohmann::json to_json(const StepMetrics& e) {
@@ -22,7 +23,7 @@ nlohmann::json to_json(const StepMetrics& e) {
     if (r.memory_mib > 0) j["memory_mib"] = r.memory_mib;
     replicas.push_back(std::move(j));
   }
-  return {{"type", "step"},
+  nlohmann::json j = {{"type", "step"},
           {"epoch", e.epoch},
           {"step", e.step},
           {"global_step", e.global_step},
@@ -34,6 +35,8 @@ nlohmann::json to_json(const StepMetrics& e) {
           {"samples_per_sec", e.samples_per_sec},
           {"learning_rate", e.learning_rate},
           {"replicas", std::move(replicas)}};
+  if (e.sync_checked) j["sync_checked"] = true;
+  return j;
 }
 
 nlohmann::json to_json(const EpochMetrics& e) {

@@ -121,6 +121,9 @@ class TrainingLoop {
     e.shard_sizes = ShardPlan(config_.batch_size, strategy_.num_replicas()).sizes();
     e.steps_per_epoch = steps_per_epoch_;
     e.epochs = config_.epochs;
+    e.num_classes = data_.info().num_classes;
+    e.top_k = static_cast<int>(e.num_classes > 0 ? std::min<int64_t>(config_.strategy.top_k, e.num_classes)
+                                                 : config_.strategy.top_k);
     return e;
   }
 
@@ -259,6 +262,7 @@ class TrainingLoop {
     m.step_seconds = seconds;
     m.samples_per_sec = seconds > 0 ? static_cast<double>(r.sums.samples) / seconds : 0;
     m.learning_rate = last_rate_;
+    m.sync_checked = r.sync_checked;
     m.replicas = r.replicas;
     for (const auto& t : r.replicas) {
       m.compute_ms += t.compute_ms;

@@ -43,6 +43,7 @@ struct MetricSums {
 struct StepResult {
   MetricSums sums;
   std::vector<ReplicaTiming> replicas;
+  bool sync_checked = false;  // training: the replicas were checked bit-identical after this step
 };
 
 }  // namespace mirror

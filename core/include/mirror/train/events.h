@@ -23,6 +23,8 @@ struct RunStarted {
   std::vector<int64_t> shard_sizes;  // of a full global batch
   int64_t steps_per_epoch = 0;
   int epochs = 0;
+  int top_k = 5;            // k of the top-k accuracy, clamped to the classes
+  int64_t num_classes = 0;  // 0: unknown
 };
 
 // One training step: what the trainer reports as it happens, what metrics.jsonl records, and what
@@ -44,6 +46,7 @@ struct StepMetrics {
   double step_seconds = 0;      // wall time of the whole step
   double samples_per_sec = 0;   // this step
   double learning_rate = 0;     // the rate this step's update used (0 when read back from older runs)
+  bool sync_checked = false;    // the replicas were checked bit-identical after this step
   double compute_ms = 0, allreduce_ms = 0, update_ms = 0;  // means over the replicas
   std::vector<ReplicaTiming> replicas;  // each replica's timing; empty when read back
 };
