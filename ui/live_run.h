@@ -52,8 +52,8 @@ class LiveRun : public QObject {
  Q_SIGNALS:
   void run_started(const mirror::RunStarted& e);
   // Redraw now from metrics() and last_step(). While training, frames come at most ~30 times a
-  // second and use at most ~1% of the wall time (drawing competes with the replicas for the
-  // cores); between runs, at once.
+  // second and use about 1% of the wall time (drawing competes with the replicas for the cores),
+  // but at least every 250 ms; between runs, at once.
   void frame();
   void run_finished(const mirror::RunFinished& e);
 

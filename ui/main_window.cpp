@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -27,6 +28,7 @@
 #include "ui/model_panel.h"
 #include "ui/run_launcher.h"
 #include "ui/runs_browser.h"
+#include "ui/training_controller.h"
 #include "ui/training_panel.h"
 #include "ui/window_settings.h"
 
@@ -143,6 +145,20 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
 
 MainWindow::~MainWindow() { launcher_->shut_down(); }
 
+void MainWindow::set_pace(double steps_per_second) {
+  const double pace = std::max(0.0, steps_per_second);
+  int index = pace_->findData(pace);
+  if (index < 0) {  // a pace from the command line that the list does not have
+    pace_->addItem(QString("%1 steps/s").arg(pace), pace);
+    index = pace_->count() - 1;
+  }
+  pace_->setCurrentIndex(index);
+  launcher_->controller()->set_pace(pace);
+  if (settings_ && !preset_.isEmpty()) settings_->save_pace(preset_, pace);
+}
+
+double MainWindow::pace() const { return launcher_->controller()->pace(); }
+
 MetricChart* MainWindow::chart(Metric m) const { return live_page_->chart(m); }
 const RunMetrics& MainWindow::metrics() const { return launcher_->live()->metrics(); }
 bool MainWindow::running() const { return launcher_->running(); }
@@ -162,6 +178,7 @@ void MainWindow::apply_preset(const QString& name) {
   model_->show_preset(name);
   training_->set_values(p->optimizer, p->learning_rate, p->batch_size, p->epochs);
   devices_->set_logical(p->logical_devices);
+  set_pace(settings_ ? settings_->pace(name) : 0.0);
   const auto current = dataset_->options();
   const QString wanted = QString::fromStdString(p->dataset);
   // Reuters presets fall back to the synthetic Reuters-shaped set when Keras' file is not here.

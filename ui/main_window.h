@@ -16,6 +16,7 @@
 #include "ui/run_metrics.h"
 
 class QAction;
+class QComboBox;
 class QLabel;
 class QProgressBar;
 class QTabWidget;
@@ -70,6 +71,10 @@ class MainWindow : public QMainWindow {
   void set_recording(bool on);
   // The directory of the current or last recorded run; empty if none.
   const QString& run_dir() const;
+
+  // A demo pace for this and later runs (steps per second; 0: full speed), remembered per preset.
+  void set_pace(double steps_per_second);
+  double pace() const;
 
   // For tests and benchmarks.
   DatasetPanel* dataset_panel() const { return dataset_; }
@@ -138,6 +143,7 @@ class MainWindow : public QMainWindow {
   QAction* stop_;
   QAction* log_scale_;
   QAction* learning_rate_chart_ = nullptr;
+  QComboBox* pace_ = nullptr;
   QAction* dark_;
   QAction* projector_;
   QAction* sweep_action_;

@@ -1,6 +1,7 @@
 // The window's toolbar and menus, and what their entries do.
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
@@ -43,6 +44,16 @@ void MainWindow::build_actions() {
   stop_ = tb->addAction(style()->standardIcon(QStyle::SP_MediaStop), "Stop", this, [this] { launcher_->stop(); });
   stop_->setShortcut(QKeySequence("Ctrl+."));
   stop_->setToolTip("Stop after the current step (Ctrl+.)");
+  tb->addSeparator();
+  pace_ = new QComboBox;
+  pace_->setObjectName("pace");
+  pace_->setToolTip("Demo pace: how fast steps may go, so a class can watch a small model learn (the numbers do "
+                    "not change). Remembered per preset.");
+  pace_->addItem("full speed", 0.0);
+  for (double p : {50.0, 10.0, 2.0}) pace_->addItem(QString("%1 steps/s").arg(p), p);
+  connect(pace_, &QComboBox::activated, this, [this](int i) { set_pace(pace_->itemData(i).toDouble()); });
+  tb->addWidget(new QLabel(" Pace "));
+  tb->addWidget(pace_);
   tb->addSeparator();
   log_scale_ = tb->addAction("log loss");
   log_scale_->setCheckable(true);

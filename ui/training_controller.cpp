@@ -71,6 +71,7 @@ bool TrainingController::start(std::function<std::unique_ptr<RecordedRun>()> pre
   if (thread_) return false;
   reported_finished_ = false;
   control_ = std::make_shared<TrainControl>();
+  control_->pace = pace_;
   auto control = control_;
   thread_ = QThread::create([this, control, prepare = std::move(prepare)]() {
     SignalSink sink(this);
@@ -95,6 +96,11 @@ bool TrainingController::start(std::function<std::unique_ptr<RecordedRun>()> pre
 
 void TrainingController::stop() {
   if (control_) control_->stop = true;
+}
+
+void TrainingController::set_pace(double steps_per_second) {
+  pace_ = std::max(0.0, steps_per_second);
+  if (control_) control_->pace = pace_;
 }
 
 void TrainingController::set_paused(bool paused) {

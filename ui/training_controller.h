@@ -42,6 +42,9 @@ class TrainingController : public QObject {
   // Asks the run to stop after its current step. Thread-safe.
   void stop();
   void set_paused(bool paused);
+  // A demo pace in steps per second (0: full speed), for this run and the next ones. Thread-safe.
+  void set_pace(double steps_per_second);
+  double pace() const { return pace_; }
   bool paused() const;
   // The trainer is holding between steps for a pause (the step in flight has landed). Thread-safe.
   bool holding() const;
@@ -59,6 +62,7 @@ class TrainingController : public QObject {
 
  private:
   std::shared_ptr<TrainControl> control_;
+  double pace_ = 0;
   QPointer<QThread> thread_;
   bool reported_finished_ = false;  // finished() reached the GUI thread: the thread is only tearing down
 };

@@ -22,6 +22,12 @@ QString WindowSettings::preset(const QString& fallback) const { return QSettings
 
 void WindowSettings::save_preset(const QString& preset) { QSettings().setValue("preset", preset); }
 
+double WindowSettings::pace(const QString& preset) const { return QSettings().value("pace/" + preset, 0.0).toDouble(); }
+
+void WindowSettings::save_pace(const QString& preset, double steps_per_second) {
+  QSettings().setValue("pace/" + preset, steps_per_second);
+}
+
 QStringList WindowSettings::recent_datasets() const { return QSettings().value("recent_datasets").toStringList(); }
 
 void WindowSettings::remember_dataset(const QString& name, const QString& folder) {

@@ -1,6 +1,7 @@
 // mirrorbench: the Mirror Workbench desktop window. Wiring only.
 //
 //   mirrorbench [--preset NAME] [--train | --scaling-study] [--compare DIR...] [--x-axis step|epoch|samples|time|wall]
+//               [--pace STEPS_PER_SECOND]
 //               [--screenshot FILE --after SECONDS]
 //
 // --train starts training as soon as the dataset is loaded, --scaling-study runs the scaling
@@ -10,6 +11,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
+
+#include <cstdio>
 
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
@@ -29,12 +32,22 @@ int main(int argc, char** argv) {
   const QCommandLineOption scaling("scaling-study", "Run the scaling study (1, 2, 4 logical devices) once loaded.");
   const QCommandLineOption compare("compare", "Compare this recorded run (repeatable).", "dir");
   const QCommandLineOption x_axis("x-axis", "The comparison's x axis: step, epoch, samples, time (training) or wall.", "axis", "step");
-  cli.addOptions({preset, train, scaling, compare, x_axis, shot, after});
+  const QCommandLineOption pace("pace", "Demo pace: at most this many steps a second (0: full speed).", "steps");
+  cli.addOptions({preset, train, scaling, compare, x_axis, shot, after, pace});
   cli.process(app);
 
   mirror::ui::MainWindow window;
   window.resize(1440, 900);
   if (cli.isSet(preset)) window.apply_preset(cli.value(preset));
+  if (cli.isSet(pace)) {
+    bool ok = false;
+    const double steps = cli.value(pace).toDouble(&ok);
+    if (!ok || steps < 0) {
+      std::fprintf(stderr, "mirrorbench: --pace %s: give steps per second (0 for full speed)\n", qPrintable(cli.value(pace)));
+      return 2;
+    }
+    window.set_pace(steps);
+  }
   window.show();
   const QStringList axes = {"step", "epoch", "samples", "time", "wall"};
   if (const auto i = axes.indexOf(cli.value(x_axis)); i >= 0) window.compare_view()->set_x_axis(static_cast<mirror::ui::XAxis>(i));

@@ -249,6 +249,21 @@ class MainWindowTest : public QObject {
     QCOMPARE(rates.back().y(), 0.0);
   }
 
+  void thePaceReachesTheRunAndTheCommandLineCanSetAnyValue() {
+    MainWindow w(false);
+    auto* pace = w.findChild<QComboBox*>("pace");
+    QVERIFY(pace);
+    QCOMPARE(pace->currentText(), QString("full speed"));
+    pace->setCurrentIndex(pace->findData(10.0));
+    Q_EMIT pace->activated(pace->currentIndex());
+    QCOMPARE(w.controller()->pace(), 10.0);
+    w.set_pace(7);  // as mirrorbench --pace 7
+    QCOMPARE(pace->currentText(), QString("7 steps/s"));
+    QCOMPARE(w.pace(), 7.0);
+    w.set_pace(0);
+    QCOMPARE(pace->currentText(), QString("full speed"));
+  }
+
   void axesTickOnNiceWholeSteps() {
     QCOMPARE(nice_step(3032, 5, true), 1000.0);
     QCOMPARE(nice_step(758, 5, true), 200.0);

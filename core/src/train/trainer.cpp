@@ -179,6 +179,18 @@ class TrainingLoop {
     return true;
   }
 
+  // With a demo pace, waits until the next step is due (or a stop or pause comes). The wait is
+  // wall time, not training time.
+  void keep_pace() {
+    const double pace = control_.pace.load();
+    if (pace > 0 && last_step_start_ != Clock::time_point{}) {
+      const auto due = last_step_start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / pace));
+      while (Clock::now() < due && !control_.stop.load() && !control_.pause.load() && control_.pace.load() == pace)
+        std::this_thread::sleep_for(std::min<Clock::duration>(due - Clock::now(), std::chrono::milliseconds(20)));
+    }
+    last_step_start_ = Clock::now();
+  }
+
   bool at_step_limit() const { return config_.max_steps > 0 && pos_.global_step >= config_.max_steps; }
 
   // Trains the rest of the current epoch, validates, reports it and moves on. Returns false when
@@ -189,6 +201,7 @@ class TrainingLoop {
     const std::vector<int64_t> order = Rng(config_.seed, static_cast<uint64_t>(epoch)).permutation(n_train_);
     bool ended = false;
     while (pos_.step_in_epoch < steps_per_epoch_) {
+      keep_pace();
       if (should_stop(control_, sink_)) {
         fin.status = RunStatus::kStopped;
         fin.message = fmt::format("stopped at epoch {}, step {}", epoch, pos_.step_in_epoch);
@@ -336,6 +349,7 @@ class TrainingLoop {
   TrainPosition pos_;
   torch::Tensor best_params_;  // early stopping's best weights (restore_best only)
   double last_rate_ = 0;       // the rate of the last update
+  Clock::time_point last_step_start_{};  // for the demo pace
   const Clock::time_point session_start_ = Clock::now();
   const int64_t n_train_;
   const int64_t n_val_;

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "mirror/data/registry.h"
@@ -147,6 +148,34 @@ TEST(Trainer, APauseIsAnnouncedOnceBetweenStepsAndTheRunGoesOnWhenLifted) {
   EXPECT_FALSE(rec.held_flag);  // announced before the trainer starts to wait
   EXPECT_EQ(fin.steps, 6);
   EXPECT_FALSE(control.holding.load());
+}
+
+TEST(Trainer, ADemoPaceSpacesTheStepsButChangesNoNumber) {
+  TrainConfig c = blobs_config(1);
+  c.strategy.deterministic = true;
+  c.max_steps = 12;
+  struct Outcome {
+    std::vector<double> losses;
+    double wall = 0, train_seconds = 0;
+  };
+  auto run = [&](double pace) {
+    Trainer t(c, blobs());
+    Recorder rec;
+    TrainControl control;
+    control.pace = pace;
+    const auto t0 = std::chrono::steady_clock::now();
+    t.run(rec, control);
+    Outcome o;
+    o.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const auto& s : rec.steps) o.losses.push_back(s.loss);
+    o.train_seconds = rec.steps.back().train_seconds;
+    return o;
+  };
+  const Outcome full = run(0);
+  const Outcome paced = run(40);  // 12 steps start at least 1/40 s apart
+  EXPECT_EQ(paced.losses, full.losses);
+  EXPECT_GE(paced.wall, 11.0 / 40.0);
+  EXPECT_LT(paced.train_seconds, paced.wall / 2);  // the waits are not training time
 }
 
 TEST(Trainer, MaxStepsEndsTheRunEarly) {
