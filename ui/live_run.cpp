@@ -25,6 +25,7 @@ void LiveRun::begin() {
   started_ = {};
   step_seconds_ema_ = 0;
   samples_ema_ = seconds_ema_ = 0;
+  prev_wall_ = 0;
   last_sync_check_ = 0;
   first_rate_ = -1;
   rate_varies_ = false;
@@ -75,10 +76,14 @@ void LiveRun::on_steps(const std::vector<StepMetrics>& batch) {
   }
   for (const auto& e : batch) {
     metrics_.add_step(e);
-    step_seconds_ema_ = step_seconds_ema_ == 0 ? e.step_seconds : 0.95 * step_seconds_ema_ + 0.05 * e.step_seconds;
+    // Wall time between steps, not the step's own time: a demo pace, validation and pauses make
+    // the run slower than its steps, and the ETA and the rate should say so.
+    const double dt = prev_wall_ > 0 && e.wall_seconds > prev_wall_ ? e.wall_seconds - prev_wall_ : e.step_seconds;
+    prev_wall_ = e.wall_seconds;
+    step_seconds_ema_ = step_seconds_ema_ == 0 ? dt : 0.95 * step_seconds_ema_ + 0.05 * dt;
     // Samples and seconds averaged apart: a short step counts for its few samples, not as a rate.
     samples_ema_ = 0.95 * samples_ema_ + 0.05 * static_cast<double>(e.samples);
-    seconds_ema_ = 0.95 * seconds_ema_ + 0.05 * e.step_seconds;
+    seconds_ema_ = 0.95 * seconds_ema_ + 0.05 * dt;
     if (started_.global_batch <= 0 || e.samples >= started_.global_batch) typical_step_ = e;
     if (e.sync_checked) last_sync_check_ = e.global_step;
     if (first_rate_ < 0) first_rate_ = e.learning_rate;

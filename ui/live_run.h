@@ -75,6 +75,7 @@ class LiveRun : public QObject {
   double step_seconds_ema_ = 0;
   StepMetrics typical_step_;
   double samples_ema_ = 0, seconds_ema_ = 0;
+  double prev_wall_ = 0;  // the last step's wall_seconds
   int64_t last_sync_check_ = 0;
   double first_rate_ = -1;
   bool rate_varies_ = false;

@@ -152,6 +152,20 @@ class LiveRunTest : public QObject {
     QVERIFY(live.recent_samples_per_sec() > 0);
   }
 
+  // With a demo pace the rate and the ETA follow the wall clock, not the steps' own time.
+  void aPacedRunShowsItsWallClockRate() {
+    RunLauncher launcher;
+    launcher.set_recording(false);
+    launcher.controller()->set_pace(40);
+    QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
+    TrainConfig c = blobs_config(1);
+    c.max_steps = 30;
+    launcher.start_run(c, load_dataset(c.dataset));
+    QVERIFY(finished.wait(60000));
+    const double rate = launcher.live()->recent_samples_per_sec();
+    QVERIFY2(rate > 0 && rate < 40 * 32 * 1.5, qPrintable(QString("%1 samples/s at 40 steps/s of 32").arg(rate)));
+  }
+
   void devicesTabListsEveryBackendWithItsAvailability() {
     DevicesPanel panel;
     panel.set_logical(2);
