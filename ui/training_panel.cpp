@@ -247,10 +247,7 @@ void TrainingPanel::validate() {
         {schedule_params_, [this] { schedule(); }},
         {plateau_, [this] { plateau(); }},
         {early_stopping_, [this] { early_stopping(); }},
-        {plateau_, [this] {
-           if (plateau().enabled && schedule_->currentText() != "constant")
-             throw ConfigError("reduce-on-plateau works on a constant schedule (warmup and batch scaling are fine)");
-         }}};
+        {plateau_, [this] { check_plateau_fits(plateau(), schedule()); }}};
     for (const auto& [field, check] : checks) {
       if (bad) break;
       try {

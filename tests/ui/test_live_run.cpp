@@ -28,6 +28,13 @@ TrainConfig blobs_config(int epochs) {
   c.devices.logical = 2;
   return c;
 }
+// Runs go to a fresh folder for the test's length; ctest's runs folder comes back however it ends.
+struct TempRunsDir {
+  QTemporaryDir root;
+  QByteArray old = qgetenv("MIRROR_RUNS_DIR");
+  TempRunsDir() { qputenv("MIRROR_RUNS_DIR", root.path().toUtf8()); }
+  ~TempRunsDir() { qputenv("MIRROR_RUNS_DIR", old); }
+};
 }  // namespace
 
 class LiveRunTest : public QObject {
@@ -72,12 +79,7 @@ class LiveRunTest : public QObject {
   // The window's lifecycle records through the same RecordedRun as the CLI, and a failure in the
   // all-reduce (injected with the fake communicator) ends the run with its message.
   void launchedRunsAreRecordedAndFailuresArriveAsFinished() {
-    QTemporaryDir root;
-    struct RestoreRunsDir {  // put ctest's runs folder back, however the test ends
-      QByteArray old = qgetenv("MIRROR_RUNS_DIR");
-      ~RestoreRunsDir() { qputenv("MIRROR_RUNS_DIR", old); }
-    } restore;
-    qputenv("MIRROR_RUNS_DIR", root.path().toUtf8());
+    const TempRunsDir runs;
     RunLauncher launcher;
     QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
     TrainConfig c = blobs_config(1);
@@ -103,12 +105,7 @@ class LiveRunTest : public QObject {
   // Resuming a recorded run shows the whole run: the recorded steps up to its checkpoint, then
   // the resumed ones in their places (issue: resumed runs drew empty or cut-off charts).
   void aResumedRunsLiveChartsHoldTheWholeRun() {
-    QTemporaryDir root;
-    struct RestoreRunsDir {
-      QByteArray old = qgetenv("MIRROR_RUNS_DIR");
-      ~RestoreRunsDir() { qputenv("MIRROR_RUNS_DIR", old); }
-    } restore;
-    qputenv("MIRROR_RUNS_DIR", root.path().toUtf8());
+    const TempRunsDir runs;
     RunLauncher launcher;
     QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
     TrainConfig c = blobs_config(1);  // 2,000 examples at batch 32: 63 steps

@@ -271,6 +271,12 @@ void EarlyStoppingOptions::validate() const {
   if (patience < 0 || start_from_epoch < 0) bad(what, "patience and start_from_epoch must be >= 0");
 }
 
+void check_plateau_fits(const PlateauOptions& plateau, const LrSchedule& schedule) {
+  if (plateau.enabled && schedule.kind != "constant")
+    throw ConfigError("--reduce-lr-on-plateau works on a constant rate (with warmup or batch scaling at most); "
+                      "drop --lr-schedule or the plateau rule");
+}
+
 PlateauOptions parse_plateau(const std::string& spec) {
   const std::string what = "--reduce-lr-on-plateau";
   const auto [monitor, pairs] = split_spec(spec, what);

@@ -24,9 +24,7 @@ void TrainConfig::validate() const {
   schedule.validate();
   if (plateau.enabled) plateau.validate();
   if (early_stopping.enabled) early_stopping.validate();
-  if (plateau.enabled && schedule.kind != "constant")
-    throw ConfigError("--reduce-lr-on-plateau works on a constant rate (with warmup or batch scaling at most); "
-                      "drop --lr-schedule or the plateau rule");
+  check_plateau_fits(plateau, schedule);
 }
 
 TrainConfig config_from_preset(const std::string& name) {

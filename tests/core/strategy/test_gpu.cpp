@@ -11,35 +11,18 @@
 #include "mirror/strategy/mirrored.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
+#include "test_fixtures.h"
 #include "test_helpers.h"
 
 using namespace mirror;
+using mirror::testing::small_text;
+using mirror::testing::small_text_model;
 using mirror::testing::error_of;
 
 namespace {
 #define REQUIRE_GPU()                                                                                    \
   if (!cuda_training_available()) GTEST_SKIP() << "no usable GPU: " << cuda_report().unavailable; \
   static_assert(true)
-
-std::shared_ptr<const Dataset> small_text() {
-  SyntheticTextOptions o;
-  o.vocab_size = 300;
-  o.sequence_length = 24;
-  o.classes = 5;
-  o.train_size = 600;
-  o.val_size = 50;
-  return make_synthetic_text(o);
-}
-
-// The tutorial's layers (Embedding, Conv1D, pooling, Dense), small; no dropout, so CPU and GPU
-// replicas draw nothing random and must agree.
-ModelSpec small_text_model() {
-  ModelSpec m = find_preset("seed-reuters").model;
-  m.layers[1].kernel = {3};
-  m.layers[1].units = 8;
-  m.layers[3].units = 6;
-  return m;
-}
 
 struct Trajectory {
   std::vector<double> losses;

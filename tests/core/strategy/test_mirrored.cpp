@@ -6,30 +6,14 @@
 #include "mirror/strategy/mirrored.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
+#include "test_fixtures.h"
 #include "test_helpers.h"
 
 using namespace mirror;
+using mirror::testing::small_text;
+using mirror::testing::small_text_model;
 
 namespace {
-// A small text model that exercises Embedding, Conv1D, pooling and Dense, on a small dataset.
-std::shared_ptr<const Dataset> small_text() {
-  SyntheticTextOptions o;
-  o.vocab_size = 300;
-  o.sequence_length = 24;
-  o.classes = 5;
-  o.train_size = 600;
-  o.val_size = 50;
-  return make_synthetic_text(o);
-}
-
-ModelSpec small_text_model() {
-  ModelSpec m = find_preset("seed-reuters").model;
-  m.layers[1].kernel = {3};
-  m.layers[1].units = 8;
-  m.layers[3].units = 6;
-  return m;
-}
-
 std::vector<LogicalDevice> cpu_replicas(int n) { return resolve_devices({"cpu", n, 0}, list_physical_devices()); }
 
 struct Trajectory {

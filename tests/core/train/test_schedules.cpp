@@ -9,9 +9,11 @@
 #include "mirror/runs/checkpoint.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
+#include "test_fixtures.h"
 #include "test_helpers.h"
 
 using namespace mirror;
+using mirror::testing::blobs;
 
 namespace {
 struct Steps : EventSink {
@@ -25,14 +27,6 @@ struct Steps : EventSink {
   }
   void on_epoch(const EpochMetrics& e) override { epochs.push_back(e); }
 };
-
-std::shared_ptr<const Dataset> blobs() {
-  PointSetOptions o;
-  o.kind = "blobs";
-  o.train_size = 600;
-  o.val_size = 200;
-  return make_point_set(o);
-}
 
 // 12 steps per epoch (batch 50 of 600), deterministic, SGD with momentum.
 TrainConfig base_config(int logical, int epochs) {

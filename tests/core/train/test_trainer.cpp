@@ -13,9 +13,11 @@
 #include "mirror/strategy/fake_communicator.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
+#include "test_fixtures.h"
 #include "test_helpers.h"
 
 using namespace mirror;
+using mirror::testing::blobs;
 
 namespace {
 // Records every event, and can ask the run to stop after a given step.
@@ -45,14 +47,6 @@ TrainConfig blobs_config(int logical) {
   c.batch_size = 50;
   c.devices.logical = logical;
   return c;
-}
-
-std::shared_ptr<const Dataset> blobs() {
-  PointSetOptions o;
-  o.kind = "blobs";
-  o.train_size = 600;
-  o.val_size = 200;
-  return make_point_set(o);
 }
 
 std::string config_error(TrainConfig c, std::shared_ptr<const Dataset> d = blobs()) {

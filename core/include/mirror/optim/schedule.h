@@ -78,6 +78,10 @@ struct EarlyStoppingOptions {
   void validate() const;
 };
 
+// ReduceLROnPlateau works on a constant rate (warmup and batch scaling allowed), as in Keras:
+// throws ConfigError when `plateau` is on over a decaying schedule.
+void check_plateau_fits(const PlateauOptions& plateau, const LrSchedule& schedule);
+
 // "val_loss:factor=0.5,patience=2,cooldown=1,min_lr=1e-5,min_delta=1e-4,mode=min"
 PlateauOptions parse_plateau(const std::string& spec);
 // "val_loss:patience=3,min_delta=0.001,restore_best=1,mode=min,start_from_epoch=0"
