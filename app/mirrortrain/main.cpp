@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--seq-len", m.sequence_length, "Reuters/IMDB: pad or truncate to this length (default 300 / 500)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--min-wires-per-topic", m.min_wires_per_topic,
-                    "Raw Reuters SGML: keep topics with at least this many single-topic wires (default 15)")
+                    "Raw Reuters SGML: keep topics with at least this many wires (default 15, as Keras)")
         ->check(CLI::NonNegativeNumber);
   };
 
