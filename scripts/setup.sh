@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ccache pkg-config
   libtorch-dev            # LibTorch 1.13 (CPU), the C++ frontend
+  libgloo-dev             # Gloo headers for c10d's ProcessGroupGloo: training across processes
   libopenblas0            # fast BLAS for libtorch's matrix products (the reference BLAS is ~30x slower)
   libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libzip-dev libcurl4-openssl-dev libssl-dev   # Keras .npz archives, dataset downloads, SHA-256
@@ -13,7 +14,8 @@ packages=(
   libboost-dev            # Boost.CRC (CRC-32C of TensorBoard records)
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev   # the desktop window (Qt 6)
   xvfb xauth              # screenshots of the window on machines without a display
-  python3 python3-numpy python3-torch   # benchmark reference and golden-value generators
+  python3 python3-numpy python3-torch   # benchmark reference, golden values, torchrun
+  slurm-wlm munge         # a one-node Slurm for the srun test (scripts/slurm-local.sh starts it)
   dataset-fashion-mnist   # the embedded default dataset (/usr/share/datasets/fashion-mnist)
 )
 

@@ -25,7 +25,7 @@ std::string plan_run_dir(const std::string& root, const TrainConfig& c, const st
 RecordedRun::RecordedRun(RunPlan plan, std::shared_ptr<const Dataset> dataset) {
   plan.config.validate();
   if (!dataset) dataset = load_dataset(plan.config.dataset);
-  trainer_ = std::make_unique<Trainer>(plan.config, std::move(dataset));
+  trainer_ = std::make_unique<Trainer>(plan.config, std::move(dataset), plan.workers);
   dir_ = std::move(plan.dir);
   if (dir_.empty()) return;
   writer_ = std::make_unique<RunWriter>(dir_, to_json(plan.config), plan.extra);
@@ -45,13 +45,15 @@ std::unique_ptr<RecordedRun> RecordedRun::resume(const std::string& dir, const R
   ResumePoint p = resume_point(dir);
   if (options.epochs) p.config.epochs = *options.epochs;
   if (options.max_steps) p.config.max_steps = *options.max_steps;
+  if (options.logical) p.config.devices.logical = *options.logical;
   p.config.validate();
   std::unique_ptr<RecordedRun> run(new RecordedRun);
-  run->trainer_ = std::make_unique<Trainer>(p.config, load_dataset(p.config.dataset));
+  run->trainer_ = std::make_unique<Trainer>(p.config, load_dataset(p.config.dataset), options.workers);
   run->trainer_->resume(p.saved);
-  run->dir_ = dir;
   run->resumed_from_step_ = p.from_step;
   run->resumed_from_checkpoint_ = p.checkpoint;
+  if (!options.record) return run;
+  run->dir_ = dir;
   run->writer_ = RunWriter::resume(dir, p.from_step);
   run->checkpoints_ = std::make_unique<CheckpointFolder>(checkpoint_dir(dir), p.config.checkpoints.keep_last);
   run->trainer_->save_checkpoints(run->checkpoints_.get());

@@ -14,8 +14,10 @@
 #include "mirror/model/builder.h"
 #include "mirror/strategy/cuda_runtime.h"
 #include "mirror/strategy/gpu.h"
+#include "mirror/strategy/hierarchical_communicator.h"
 #include "mirror/strategy/replica_pool.h"
 #include "mirror/strategy/shard_plan.h"
+#include "mirror/strategy/workers.h"
 #include "mirror/util/error.h"
 #include "mirror/util/memory.h"
 #include "mirror/util/threads.h"
@@ -132,8 +134,8 @@ uint64_t fnv1a(const torch::Tensor& flat) {
 
 MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const ModelAnalysis& model,
                                    const OptimizerConfig& optimizer, const MirroredOptions& options,
-                                   uint64_t seed)
-    : devices_(std::move(devices)), options_(options), optimizer_(optimizer) {
+                                   uint64_t seed, std::shared_ptr<WorkerGroup> workers)
+    : devices_(std::move(devices)), options_(options), optimizer_(optimizer), workers_(std::move(workers)) {
   if (devices_.empty()) throw ConfigError("no devices to train on");
   if (options_.sync_check_every < 0)
     throw ConfigError(fmt::format("invalid sync-check interval: {}", options_.sync_check_every));
@@ -144,6 +146,22 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
   const int n = static_cast<int>(devices_.size());
   choice_ = choose_communicator(options_.communicator, devices_);
   communicator_ = make_communicator(choice_.name, CommunicatorSpec{n, options_.bucket_bytes, devices_});
+  if (workers_ && workers_->world_size() > 1) {
+    processes_ = workers_->world_size();
+    process_ = workers_->rank();
+    const auto counts = workers_->allgather({static_cast<double>(n)});
+    for (int p = 0; p < processes_; ++p)
+      if (counts[static_cast<size_t>(p)][0] != n)
+        throw ConfigError(fmt::format("rank {} has {} replicas and rank {} has {}: every worker needs the same "
+                                      "number of devices (--devices, --logical)",
+                                      process_, n, p, counts[static_cast<size_t>(p)][0]));
+    first_replica_ = process_ * n;
+    communicator_ = std::make_unique<HierarchicalCommunicator>(std::move(communicator_), workers_->communicator(),
+                                                               process_);
+    choice_.reason = fmt::format("{}{}across {} processes: c10d's Gloo", choice_.reason,
+                                 choice_.reason.empty() ? "" : "; ", processes_);
+    choice_.name = communicator_->name();
+  }
   threads_per_replica_ = intra_op_threads_per_replica(n, usable_cores(), options_.intra_op_threads);
   const int64_t classes = model.layers.back().output_shape.back();
   top_k_ = static_cast<int>(std::min<int64_t>(options_.top_k, classes));
@@ -162,7 +180,8 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
       auto rep = std::make_unique<Replica>();
       rep->device = torch_device(devices_[static_cast<size_t>(r)]);
       // Each replica drops out with its own stream, derived from the run's seed.
-      rep->dropout_rng = make_dropout_generator(rep->device, seed * 1000003ull + static_cast<uint64_t>(r) + 1);
+      rep->dropout_rng =
+          make_dropout_generator(rep->device, seed * 1000003ull + static_cast<uint64_t>(first_replica_ + r) + 1);
       rep->model = build_model(model, rep->dropout_rng);
       try {
         rep->model->to(rep->device);
@@ -260,6 +279,26 @@ StrategyState MirroredStrategy::state() const {
   s.optimizer_iterations = replicas_[0]->optimizer->iterations();
   for (const auto& rep : replicas_) s.dropout_rng.push_back(rep->dropout_rng.get_state());
   s.steps = steps_;
+  if (processes_ > 1) {
+    // Every process's dropout streams, in replica order: as bytes carried in doubles.
+    std::vector<double> mine;
+    for (const auto& g : s.dropout_rng) {
+      auto bytes = g.contiguous();
+      mine.push_back(static_cast<double>(bytes.numel()));
+      const auto* b = bytes.data_ptr<uint8_t>();
+      mine.insert(mine.end(), b, b + bytes.numel());
+    }
+    s.dropout_rng.clear();
+    for (const auto& theirs : workers_->allgather(mine)) {
+      for (size_t at = 0; at < theirs.size();) {
+        const auto len = static_cast<int64_t>(theirs[at++]);
+        auto t = torch::empty({len}, torch::kUInt8);
+        for (int64_t k = 0; k < len; ++k) t[k] = static_cast<uint8_t>(theirs[at + static_cast<size_t>(k)]);
+        at += static_cast<size_t>(len);
+        s.dropout_rng.push_back(t);
+      }
+    }
+  }
   return s;
 }
 
@@ -268,15 +307,16 @@ void MirroredStrategy::restore(const StrategyState& s) {
   if (!s.params.defined() || s.params.numel() != num_parameters())
     throw DataError(fmt::format("the checkpoint holds {} parameters but this model has {}",
                                 s.params.defined() ? s.params.numel() : 0, num_parameters()));
-  if (s.dropout_rng.size() != replicas_.size())
-    throw DataError(fmt::format("the checkpoint was written by {} replicas, this run has {}; resume with the same "
-                                "--devices and --logical", s.dropout_rng.size(), replicas_.size()));
+  const size_t total = static_cast<size_t>(total_replicas());
+  if (s.dropout_rng.size() != total)
+    throw DataError(fmt::format("the checkpoint was written by {} replicas, this run has {}; resume with as many "
+                                "replicas in all (processes x --logical)", s.dropout_rng.size(), total));
   for (size_t r = 0; r < replicas_.size(); ++r) {
     auto& rep = *replicas_[r];
     rep.flat_params.copy_(s.params);
     rep.optimizer->load_slots(s.optimizer_slots, s.optimizer_iterations);
     try {
-      rep.dropout_rng.set_state(s.dropout_rng[r]);
+      rep.dropout_rng.set_state(s.dropout_rng[static_cast<size_t>(first_replica_) + r]);
     } catch (const c10::Error&) {
       throw DataError(fmt::format("the checkpoint's dropout stream of replica {} does not fit {}: resume on the same "
                                   "kind of device (CPU or GPU) it was written on", r, devices_[r].name()));
@@ -319,7 +359,8 @@ void run_shard(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, b
 
 void MirroredStrategy::replica_step(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, bool train,
                                     double inv_global, int top_k) {
-  rep.timing = ReplicaTiming{r, plan.size(r), 0, 0, 0};
+  const int g = first_replica_ + r;  // its place among all processes' replicas
+  rep.timing = ReplicaTiming{g, plan.size(g), 0, 0, 0};
   // Host clocks time CPU replicas; CUDA events time GPU replicas, whose work is asynchronous.
   GpuEventTimer* gpu = rep.timer.get();
   double host_ms[3] = {0, 0, 0};
@@ -334,7 +375,7 @@ void MirroredStrategy::replica_step(Replica& rep, const Batch& batch, const Shar
   };
   if (gpu) gpu->mark(0);
   if (train) rep.flat_grads.zero_();
-  run_shard(rep, batch, plan, r, train, inv_global, top_k);
+  run_shard(rep, batch, plan, g, train, inv_global, top_k);
   lap(0);
   if (train) {
     communicator_->allreduce_sum(r, rep.reduce_list)->wait();
@@ -350,7 +391,7 @@ void MirroredStrategy::replica_step(Replica& rep, const Batch& batch, const Shar
     gpu->mark(2);
     gpu->mark(3);
   }
-  read_metrics(rep, plan.size(r));
+  read_metrics(rep, plan.size(g));
   if (gpu) {
     const auto ms = gpu->elapsed_ms();
     std::copy(ms.begin(), ms.end(), host_ms);
@@ -364,7 +405,7 @@ void MirroredStrategy::replica_step(Replica& rep, const Batch& batch, const Shar
 StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
   const int64_t global = batch.size();
   if (global < 1) throw RunError("empty batch");
-  const ShardPlan plan(global, num_replicas());
+  const ShardPlan plan(global, total_replicas());
   const double inv_global = 1.0 / static_cast<double>(global);
   const int top_k = top_k_;
   run_replicas([&](int r) {
@@ -385,7 +426,34 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
     total.sums.add(rep->sums);
     if (train) total.replicas.push_back(rep->timing);
   }
+  if (processes_ > 1) gather_step(total, train);
   return total;
+}
+
+void MirroredStrategy::gather_step(StepResult& total, bool train) {
+  constexpr size_t kPerReplica = 6;
+  std::vector<double> mine = {static_cast<double>(total.sums.samples), total.sums.loss_sum,
+                              static_cast<double>(total.sums.correct), static_cast<double>(total.sums.top_k_correct)};
+  for (const auto& t : total.replicas)
+    mine.insert(mine.end(), {static_cast<double>(t.replica), static_cast<double>(t.shard_size), t.compute_ms,
+                             t.allreduce_ms, t.update_ms, t.memory_mib});
+  StepResult all;
+  for (const auto& v : workers_->allgather(mine)) {
+    all.sums.add(MetricSums{static_cast<int64_t>(v[0]), v[1], static_cast<int64_t>(v[2]), static_cast<int64_t>(v[3])});
+    if (!train) continue;
+    for (size_t at = 4; at + kPerReplica <= v.size(); at += kPerReplica)
+      all.replicas.push_back(ReplicaTiming{static_cast<int>(v[at]), static_cast<int64_t>(v[at + 1]), v[at + 2],
+                                           v[at + 3], v[at + 4], v[at + 5]});
+  }
+  total.sums = all.sums;
+  total.replicas = std::move(all.replicas);
+}
+
+bool MirroredStrategy::any_worker(bool mine) {
+  if (processes_ <= 1) return mine;
+  for (const auto& v : workers_->allgather({mine ? 1.0 : 0.0}))
+    if (v[0] != 0) return true;
+  return false;
 }
 
 StepResult MirroredStrategy::train_step(const Batch& batch) {
@@ -417,6 +485,16 @@ void MirroredStrategy::check_sync() {
         "corruption, so the run stops rather than train on inconsistent copies",
         steps_, r, differing, p.numel(), diff.max().item<double>()));
   }
+  if (processes_ <= 1) return;
+  // Across processes: every process's replicas against process 0's, by checksum.
+  const auto all = workers_->allgather({static_cast<double>(reference >> 32), static_cast<double>(reference & 0xffffffffu)});
+  for (int p = 1; p < processes_; ++p)
+    if (all[static_cast<size_t>(p)] != all[0])
+      throw SyncError(fmt::format(
+          "replicas out of sync after step {}: the replicas of process {} (on {}) differ from those of process 0. "
+          "Mirrored replicas must stay bit-identical; this is a bug or memory corruption, so the run stops rather "
+          "than train on inconsistent copies",
+          steps_, p, workers_->hosts().at(static_cast<size_t>(p))));
 }
 
 }  // namespace mirror

@@ -1,6 +1,7 @@
 #include "mirror/train/trainer.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <thread>
 
 #include "mirror/strategy/shard_plan.h"
+#include "mirror/strategy/workers.h"
 #include "mirror/util/error.h"
 #include "mirror/util/rng.h"
 
@@ -38,21 +40,24 @@ InputSpec input_spec(const Dataset& dataset) {
   return InputSpec{info.input_shape, info.kind == InputKind::kTokens, info.vocab_size, info.num_classes};
 }
 
-Trainer::Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset)
+Trainer::Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::shared_ptr<WorkerGroup> workers)
     : config_(std::move(config)), dataset_(std::move(dataset)) {
   if (!dataset_) throw ConfigError("no dataset");
   config_.validate();
+  const int processes = workers ? workers->world_size() : 1;
+  if (processes > 1) workers->check_same("config", to_json(config_).dump(1));
   const ModelAnalysis analysis = analyze(config_.model, input_spec(*dataset_));
   if (!analysis.ok())
     throw ConfigError(fmt::format("model '{}' does not fit dataset '{}': {}", config_.model.name,
                                   dataset_->info().name, analysis.describe_errors()));
   auto devices = resolve_devices(config_.devices, list_physical_devices());
-  if (config_.batch_size < static_cast<int64_t>(devices.size()))
+  const int64_t replicas = static_cast<int64_t>(devices.size()) * processes;
+  if (config_.batch_size < replicas)
     throw ConfigError(fmt::format("global batch size {} is smaller than the {} replicas; every replica needs "
                                   "at least one example (raise --batch-size or lower --logical)",
-                                  config_.batch_size, devices.size()));
+                                  config_.batch_size, replicas));
   strategy_ = std::make_unique<MirroredStrategy>(std::move(devices), analysis, config_.optimizer,
-                                                 config_.strategy, config_.seed);
+                                                 config_.strategy, config_.seed, std::move(workers));
 }
 
 Trainer::~Trainer() = default;
@@ -110,7 +115,9 @@ class TrainingLoop {
     RunStarted e;
     e.dataset = data_.info().name;
     e.model = config_.model.name;
-    for (const auto& d : strategy_.devices()) e.devices.push_back(d.name());
+    for (int p = 0; p < strategy_.processes(); ++p)
+      for (const auto& d : strategy_.devices())
+        e.devices.push_back(strategy_.processes() > 1 ? fmt::format("rank {} {}", p, d.name()) : d.name());
     e.communicator = strategy_.communicator().name;
     e.communicator_reason = strategy_.communicator().reason;
     e.intra_op_threads = strategy_.intra_op_threads();
@@ -118,7 +125,7 @@ class TrainingLoop {
     e.train_size = n_train_;
     e.val_size = n_val_;
     e.global_batch = config_.batch_size;
-    e.shard_sizes = ShardPlan(config_.batch_size, strategy_.num_replicas()).sizes();
+    e.shard_sizes = ShardPlan(config_.batch_size, strategy_.total_replicas()).sizes();
     e.steps_per_epoch = steps_per_epoch_;
     e.epochs = config_.epochs;
     e.num_classes = data_.info().num_classes;
@@ -202,7 +209,8 @@ class TrainingLoop {
     bool ended = false;
     while (pos_.step_in_epoch < steps_per_epoch_) {
       keep_pace();
-      if (should_stop(control_, sink_)) {
+      // Processes stop together: a stop asked of any one of them stops all after the same step.
+      if (strategy_.any_worker(should_stop(control_, sink_))) {
         fin.status = RunStatus::kStopped;
         fin.message = fmt::format("stopped at epoch {}, step {}", epoch, pos_.step_in_epoch);
         save(/*best=*/false);  // resume continues exactly here
@@ -315,7 +323,7 @@ class TrainingLoop {
         config_.eval_batch_size > 0 ? config_.eval_batch_size : std::max<int64_t>(config_.batch_size, 256);
     MetricSums val;
     for (int64_t begin = 0; begin < n_val_; begin += eval_batch) {
-      if (control_.stop.load()) break;
+      if (control_.stop.load() && strategy_.processes() == 1) break;  // processes validate to the end together
       val.add(strategy_.evaluate(data_.slice(Split::kValidation, begin, std::min(n_val_, begin + eval_batch))).sums);
     }
     if (val.samples != n_val_) return;
@@ -336,8 +344,11 @@ class TrainingLoop {
     save(best);
   }
 
+  // Every process takes part in state() (it gathers their dropout streams); the one with a store writes.
   void save(bool best) {
-    if (store_) store_->save(Checkpoint{strategy_.state(), pos_, best_params_}, best);
+    if (!store_ && strategy_.processes() == 1) return;
+    Checkpoint c{strategy_.state(), pos_, best_params_};
+    if (store_) store_->save(c, best);
   }
 
   const TrainConfig& config_;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -13,12 +14,15 @@
 
 namespace mirror {
 
+class WorkerGroup;
+
 // A new run, fully decided before anything heavy happens (so a window can show its folder at once).
 struct RunPlan {
   TrainConfig config;
   std::string dir;     // the run's folder, which must not hold a run yet; empty: not recorded
   RunMeta meta;        // name and tags for meta.json; written only when it says something
   nlohmann::json extra = nlohmann::json::object();  // members added to run.json as they are (a sweep's place)
+  std::shared_ptr<WorkerGroup> workers;  // several processes train it (only one of them records: dir set)
 };
 
 // A fresh folder for a new run under `root`: "<UTC time>-<label>", the label defaulting to the
@@ -29,6 +33,11 @@ std::string plan_run_dir(const std::string& root, const TrainConfig& config, con
 struct ResumeOptions {
   std::optional<int> epochs;         // train on until this epoch (continuing a finished run)
   std::optional<int64_t> max_steps;  // 0: no step limit
+  // Logical devices per physical device. The replicas in all (processes x devices) must stay what
+  // they were; the global batch, not the layout, fixes the trajectory.
+  std::optional<int> logical;
+  std::shared_ptr<WorkerGroup> workers;  // several processes continue it together
+  bool record = true;  // false: read the run and its checkpoint, write nothing (the other processes)
 };
 
 }  // namespace mirror

@@ -30,6 +30,7 @@ struct StrategyState {
 
 class ReplicaPool;
 class ShardPlan;
+class WorkerGroup;
 struct Replica;
 
 class MirroredStrategy {
@@ -37,8 +38,13 @@ class MirroredStrategy {
   // Builds one model copy per device (weights initialised from `seed` on replica 0 and copied to
   // the others), one optimizer per replica, the communicator, and one long-lived thread per
   // replica. Throws ConfigError when the model does not fit or the options are invalid.
+  // With `workers` of W > 1 processes, this process holds replicas [rank * M, rank * M + M) of
+  // W * M: it trains on those shards of each global batch, reduces inside the process and then
+  // across processes, and step results, sync checks and states cover all W * M replicas. Every
+  // process must then call train_step, evaluate, check_sync, state and any_worker together.
   MirroredStrategy(std::vector<LogicalDevice> devices, const ModelAnalysis& model,
-                   const OptimizerConfig& optimizer, const MirroredOptions& options, uint64_t seed);
+                   const OptimizerConfig& optimizer, const MirroredOptions& options, uint64_t seed,
+                   std::shared_ptr<WorkerGroup> workers = nullptr);
   // Joins the replica threads.
   ~MirroredStrategy();
   MirroredStrategy(const MirroredStrategy&) = delete;
@@ -54,7 +60,11 @@ class MirroredStrategy {
   // parameters are bit-identical to replica 0's.
   void check_sync();
 
-  int num_replicas() const;
+  int num_replicas() const;  // in this process
+  int total_replicas() const { return num_replicas() * processes_; }
+  int processes() const { return processes_; }
+  // True when `mine` is true on any process (collective across processes; `mine` alone otherwise).
+  bool any_worker(bool mine);
   const std::vector<LogicalDevice>& devices() const { return devices_; }
   const CommunicatorChoice& communicator() const { return choice_; }
   int intra_op_threads() const { return threads_per_replica_; }
@@ -64,7 +74,7 @@ class MirroredStrategy {
   // writing to it changes that replica (checkpoints and tests use this).
   torch::Tensor replica_parameters(int replica);
   // A copy of the training state (replica 0's parameters and slots, every replica's dropout
-  // stream). Call between steps.
+  // stream, of every process). Call between steps.
   StrategyState state() const;
   // Puts a saved state on every replica. Throws DataError when it does not fit this model
   // (parameter count, optimizer kind, replica count for the dropout streams).
@@ -85,6 +95,8 @@ class MirroredStrategy {
   // Replica `r`'s part of a step, on its own thread and stream.
   void replica_step(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, bool train, double inv_global,
                     int top_k);
+  // Adds the other processes' sums and replica timings to this process's.
+  void gather_step(StepResult& total, bool train);
   // Caps LibTorch's allocator on each GPU at the sum of its logical devices' --memory-limit.
   void limit_gpu_memory();
 
@@ -96,6 +108,10 @@ class MirroredStrategy {
   int threads_per_replica_ = 1;
   int top_k_ = 1;
   int64_t steps_ = 0;
+  std::shared_ptr<WorkerGroup> workers_;  // null or one process: everything is in this process
+  int processes_ = 1;
+  int process_ = 0;
+  int first_replica_ = 0;  // this process's first replica among all processes' replicas
   std::unique_ptr<Communicator> communicator_;
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::unique_ptr<ReplicaPool> pool_;  // last: its threads use the replicas

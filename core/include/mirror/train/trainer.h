@@ -12,11 +12,16 @@
 
 namespace mirror {
 
+class WorkerGroup;
+
 class Trainer {
  public:
   // Validates the config, analyses the model against the dataset, resolves devices and builds
   // the strategy (replicas, optimizers, threads). Throws ConfigError when anything is impossible.
-  Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset);
+  // With `workers` (W > 1 processes, each running a Trainer with the same config), this process
+  // trains its share of every global batch; the configs are compared first, and run() must be
+  // called on every process.
+  Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::shared_ptr<WorkerGroup> workers = nullptr);
   ~Trainer();
 
   // Puts a checkpoint's state on the replicas; run() then continues from its position, with the

@@ -1,0 +1,78 @@
+#pragma once
+// Several worker processes training one mirrored run: where this process stands among them (read
+// from torchrun's or Slurm's environment), and the group they form over c10d (a TCPStore for the
+// rendezvous, ProcessGroupGloo for the collectives). W processes x M replica threads each reduce
+// inside the process first, then across processes (HierarchicalCommunicator). No torch here.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mirror {
+
+class Communicator;
+
+// This process's place among the workers.
+struct WorkerEnv {
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  int local_world_size = 1;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  std::string launcher;  // "torchrun", "slurm" or "mirrortrain --nproc": for messages and run.json
+  // torchrun's agent already serves a store at MASTER_ADDR:MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE):
+  // rank 0 then joins it as a client instead of serving one. `attempt` keeps restarts apart.
+  bool launcher_serves_store = false;
+  int attempt = 0;
+};
+
+using EnvLookup = std::function<const char*(const char* name)>;
+
+// Reads torchrun's variables (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,
+// MASTER_PORT), else Slurm's (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE,
+// SLURM_STEP_NODELIST; the first host is the master, the port MASTER_PORT or 20000 + job id
+// modulo 10000). nullopt when neither launcher started this process, or Slurm started one task.
+// Throws ConfigError naming the variable when one is missing or not a number.
+std::optional<WorkerEnv> worker_env_from(const EnvLookup& lookup);
+std::optional<WorkerEnv> worker_env();  // from this process's environment
+
+// The first host of a Slurm node list: "node[07-09,12],gpu3" -> "node07".
+std::string first_slurm_host(const std::string& nodelist);
+
+// The processes of one run, joined over c10d. Made once per process, shared by the trainer and
+// the strategy. Collectives are called from one thread at a time (the trainer's, or replica 0's
+// during a step, never both at once).
+class WorkerGroup {
+ public:
+  // Meets the other workers at MASTER_ADDR:MASTER_PORT (rank 0 serves the store) and builds the
+  // Gloo process group. Throws RunError within `timeout` when a worker does not come, the master
+  // cannot be reached or the port is taken, saying which and what to do. ConfigError when this
+  // build has no c10d.
+  static std::shared_ptr<WorkerGroup> connect(const WorkerEnv& env, std::chrono::milliseconds timeout);
+  virtual ~WorkerGroup() = default;
+
+  virtual const WorkerEnv& env() const = 0;
+  int rank() const { return env().rank; }
+  int world_size() const { return env().world_size; }
+  // Each rank's host name, by rank.
+  virtual const std::vector<std::string>& hosts() const = 0;
+  // Sums float32 gradients across processes (rank = this process's rank).
+  virtual std::shared_ptr<Communicator> communicator() = 0;
+  // Every rank's `mine` (all of one length), by rank.
+  virtual std::vector<std::vector<double>> allgather(const std::vector<double>& mine) = 0;
+  // Throws ConfigError unless every rank gives the same text for `what`: rank 0's text is the
+  // reference, and the message names the first line where this rank's differs.
+  virtual void check_same(const std::string& what, const std::string& mine) = 0;
+  // Holds every rank until all have arrived.
+  virtual void barrier() = 0;
+};
+
+// Whether this build can train across processes (c10d with Gloo was found at configure time).
+bool c10d_available();
+
+}  // namespace mirror

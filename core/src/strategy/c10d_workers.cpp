@@ -1,0 +1,280 @@
+// WorkerGroup over PyTorch's c10d: TCPStore for the rendezvous, ProcessGroupGloo for the
+// collectives. The only file that includes c10d (built with USE_C10D_GLOO, without the PCH).
+#include <c10/util/Exception.h>
+#include <fmt/format.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <sstream>
+#include <thread>
+
+#include "mirror/strategy/communicator.h"
+#include "mirror/strategy/workers.h"
+#include "mirror/util/error.h"
+
+namespace mirror {
+
+namespace {
+// The first line of an error, without LibTorch's backtrace.
+std::string first_line(const std::exception& e) {
+  std::string s = e.what();
+  if (const auto* c = dynamic_cast<const c10::Error*>(&e)) s = c->what_without_backtrace();
+  if (const auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
+  return s;
+}
+
+std::string this_host() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown-host";
+  return name;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+class DoneWork : public Work {
+ public:
+  void wait() override {}
+  bool is_completed() const override { return true; }
+};
+
+class C10dGroup;
+
+// Sums float32 tensors across the processes with Gloo.
+class GlooCommunicator : public Communicator {
+ public:
+  explicit GlooCommunicator(C10dGroup& group) : group_(group) {}
+  std::shared_ptr<Work> allreduce_sum(int rank, std::vector<torch::Tensor>& tensors) override;
+  // Gloo cannot be interrupted: a peer that stops makes its collectives fail, which ends ours.
+  void abort(const std::string&) override {}
+  void reset() override {}
+  int world_size() const override;
+  std::string name() const override { return "gloo"; }
+
+ private:
+  C10dGroup& group_;
+};
+
+class C10dGroup : public WorkerGroup {
+ public:
+  C10dGroup(const WorkerEnv& env, std::chrono::milliseconds timeout) : env_(env), timeout_(timeout) {}
+
+  void connect() {
+    const auto secs = std::chrono::duration_cast<std::chrono::seconds>(timeout_).count();
+    c10d::TCPStoreOptions o;
+    o.port = static_cast<uint16_t>(env_.master_port);
+    o.isServer = env_.rank == 0 && !env_.launcher_serves_store;
+    o.numWorkers = env_.world_size;
+    o.waitWorkers = false;  // wait_for_everyone names who is missing
+    o.timeout = timeout_;
+    try {
+      // Our keys and Gloo's live under a prefix of their own: torchrun's agent shares its store.
+      store_ = c10::make_intrusive<c10d::PrefixStore>(fmt::format("mirror/{}/", env_.attempt),
+                                                      c10::make_intrusive<c10d::TCPStore>(env_.master_addr, o));
+    } catch (const std::exception& e) {
+      const std::string why = first_line(e);
+      if (env_.rank == 0 && why.find("in use") != std::string::npos)
+        throw RunError(fmt::format("port {} on {} is already in use, so rank 0 cannot serve the workers' store "
+                                   "there: set MASTER_PORT to a free port", env_.master_port, env_.master_addr));
+      if (env_.rank == 0)
+        throw RunError(fmt::format("rank 0 waited {} s at {}:{} for {} workers, and not all came ({}); start "
+                                   "every worker with the same WORLD_SIZE, MASTER_ADDR and MASTER_PORT",
+                                   secs, env_.master_addr, env_.master_port, env_.world_size, why));
+      throw RunError(fmt::format("rank {} could not reach rank 0's store at {}:{} within {} s ({}); start rank 0 "
+                                 "and check MASTER_ADDR and MASTER_PORT", env_.rank, env_.master_addr,
+                                 env_.master_port, secs, why));
+    }
+    try {
+      const std::string host = this_host();
+      store_->set(fmt::format("mirror/host/{}", env_.rank), std::vector<uint8_t>(host.begin(), host.end()));
+      wait_for_everyone(secs);
+      for (int r = 0; r < env_.world_size; ++r) {
+        const auto bytes = store_->get(fmt::format("mirror/host/{}", r));
+        hosts_.emplace_back(bytes.begin(), bytes.end());
+      }
+      auto opts = c10d::ProcessGroupGloo::Options::create();
+      opts->timeout = timeout_;
+      const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
+      const bool loopback = env_.master_addr == "localhost" || env_.master_addr.rfind("127.", 0) == 0;
+      if (ifname && *ifname)
+        opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
+      else if (loopback)
+        opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+      else
+        opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+      pg_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store_, env_.rank, env_.world_size, opts);
+    } catch (const RunError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw RunError(fmt::format("rank {} could not join the other workers' Gloo group within {} s: {}", env_.rank,
+                                 secs, first_line(e)));
+    }
+    comm_ = std::make_shared<GlooCommunicator>(*this);
+  }
+
+  // Waits until every rank has said where it runs; names the ranks that never came.
+  void wait_for_everyone(int64_t secs) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout_;
+    for (;;) {
+      std::string missing;
+      for (int r = 0; r < env_.world_size; ++r)
+        if (!store_->check({fmt::format("mirror/host/{}", r)})) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", r);
+      if (missing.empty()) return;
+      if (std::chrono::steady_clock::now() > deadline)
+        throw RunError(fmt::format("rank {} waited {} s at {}:{} but rank(s) {} of {} never came; start every worker "
+                                   "with the same WORLD_SIZE, MASTER_ADDR and MASTER_PORT",
+                                   env_.rank, secs, env_.master_addr, env_.master_port, missing, env_.world_size));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  const WorkerEnv& env() const override { return env_; }
+  const std::vector<std::string>& hosts() const override { return hosts_; }
+  std::shared_ptr<Communicator> communicator() override { return comm_; }
+
+  std::vector<std::vector<double>> allgather(const std::vector<double>& mine) override {
+    auto in = torch::tensor(mine, torch::kFloat64);
+    std::vector<torch::Tensor> inputs = {in};
+    std::vector<std::vector<torch::Tensor>> outputs(1);
+    for (int r = 0; r < env_.world_size; ++r) outputs[0].push_back(torch::empty_like(in));
+    try {
+      pg_->allgather(outputs, inputs)->wait(timeout_);
+    } catch (const std::exception& e) {
+      lost("exchange of step results", e);
+    }
+    std::vector<std::vector<double>> out;
+    for (const auto& t : outputs[0]) out.emplace_back(t.data_ptr<double>(), t.data_ptr<double>() + t.numel());
+    return out;
+  }
+
+  void check_same(const std::string& what, const std::string& mine) override {
+    const std::string key = "mirror/same/" + what;
+    std::string why;
+    try {
+      if (env_.rank == 0) {
+        store_->set(key, std::vector<uint8_t>(mine.begin(), mine.end()));
+      } else {
+        const auto bytes = store_->get(key);
+        const auto ref = lines(std::string(bytes.begin(), bytes.end()));
+        const auto here = lines(mine);
+        for (size_t i = 0; i < std::max(ref.size(), here.size()) && why.empty(); ++i) {
+          const std::string a = i < ref.size() ? ref[i] : "(nothing)", b = i < here.size() ? here[i] : "(nothing)";
+          if (a != b)
+            why = fmt::format("rank {}'s {} differs from rank 0's at `{}` (rank 0 has `{}`); start every worker "
+                              "with the same command and files", env_.rank, what, trim(b), trim(a));
+        }
+      }
+      if (!why.empty()) store_->set(fmt::format("mirror/why/{}/{}", what, env_.rank), std::vector<uint8_t>(why.begin(), why.end()));
+    } catch (const std::exception& e) {
+      lost("comparison of the workers' " + what, e);
+    }
+    const auto flags = allgather({why.empty() ? 0.0 : 1.0});
+    for (int r = 0; r < env_.world_size; ++r) {
+      if (flags[static_cast<size_t>(r)][0] == 0) continue;
+      if (why.empty()) {
+        const auto bytes = store_->get(fmt::format("mirror/why/{}/{}", what, r));
+        why = std::string(bytes.begin(), bytes.end());
+      }
+      throw ConfigError(why);
+    }
+  }
+
+  void barrier() override {
+    try {
+      pg_->barrier()->wait(timeout_);
+    } catch (const std::exception& e) {
+      lost("barrier", e);
+    }
+  }
+
+  // Ends a collective that failed: finds out through the store which workers are gone (a worker
+  // that is still there answers within a few seconds) and says so in one line.
+  [[noreturn]] void lost(const std::string& during, const std::exception& e) {
+    const std::string why = first_line(e);
+    std::vector<int> gone;
+    try {
+      const std::string key = fmt::format("mirror/alive/{}", ++failures_);
+      store_->set(fmt::format("{}/{}", key, env_.rank), std::vector<uint8_t>{1});
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+      for (;;) {
+        gone.clear();
+        for (int r = 0; r < env_.world_size; ++r)
+          if (!store_->check({fmt::format("{}/{}", key, r)})) gone.push_back(r);
+        if (gone.empty() || std::chrono::steady_clock::now() > deadline) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    } catch (const std::exception&) {
+      gone = {0};  // the store lives in rank 0's process
+    }
+    if (gone.empty())
+      throw RunError(fmt::format("the {} failed on rank {} of {}: {}", during, env_.rank, env_.world_size, why));
+    std::string names;
+    for (int r : gone)
+      names += fmt::format("{}rank {} on {}", names.empty() ? "" : ", ", r,
+                           r < static_cast<int>(hosts_.size()) ? hosts_[static_cast<size_t>(r)] : "?");
+    throw RunError(fmt::format("lost worker {} during the {} ({}); every worker stops; once all of them can run "
+                               "again, continue the run with --resume", names, during, why));
+  }
+
+  std::shared_ptr<Work> allreduce(std::vector<torch::Tensor>& tensors) {
+    c10d::AllreduceOptions o;
+    o.reduceOp = c10d::ReduceOp::SUM;
+    o.timeout = timeout_;
+    try {
+      pg_->allreduce(tensors, o)->wait(timeout_);
+    } catch (const std::exception& e) {
+      lost("cross-process all-reduce", e);
+    }
+    return std::make_shared<DoneWork>();
+  }
+
+ private:
+  static std::string trim(const std::string& s) {
+    const auto a = s.find_first_not_of(' ');
+    std::string t = a == std::string::npos ? "" : s.substr(a);
+    if (!t.empty() && t.back() == ',') t.pop_back();
+    return t;
+  }
+
+  WorkerEnv env_;
+  std::chrono::milliseconds timeout_;
+  c10::intrusive_ptr<c10d::Store> store_;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
+  std::vector<std::string> hosts_;
+  std::shared_ptr<Communicator> comm_;
+  int64_t failures_ = 0;
+};
+
+std::shared_ptr<Work> GlooCommunicator::allreduce_sum(int, std::vector<torch::Tensor>& tensors) {
+  return group_.allreduce(tensors);
+}
+
+int GlooCommunicator::world_size() const { return group_.world_size(); }
+
+// c10d logs its socket retries and timeouts through glog, before our one-line message says the
+// same; keep glog to fatal errors unless the user asked for its output (GLOG_minloglevel).
+void quiet_c10d_logging() {
+  if (std::getenv("GLOG_minloglevel")) return;
+  if (auto* level = static_cast<int32_t*>(dlsym(RTLD_DEFAULT, "_ZN3fLI17FLAGS_minloglevelE"))) *level = 3;
+}
+}  // namespace
+
+std::shared_ptr<WorkerGroup> WorkerGroup::connect(const WorkerEnv& env, std::chrono::milliseconds timeout) {
+  quiet_c10d_logging();
+  auto group = std::make_shared<C10dGroup>(env, timeout);
+  group->connect();
+  return group;
+}
+
+bool c10d_available() { return true; }
+
+}  // namespace mirror

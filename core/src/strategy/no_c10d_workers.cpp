@@ -1,0 +1,15 @@
+// WorkerGroup where this build has no c10d with Gloo: training across processes is refused.
+#include "mirror/strategy/workers.h"
+#include "mirror/util/error.h"
+
+namespace mirror {
+
+std::shared_ptr<WorkerGroup> WorkerGroup::connect(const WorkerEnv& env, std::chrono::milliseconds) {
+  throw ConfigError(env.launcher + " started " + std::to_string(env.world_size) +
+                    " workers, but this build cannot train across processes: it was configured without c10d's Gloo "
+                    "(install libgloo-dev and reconfigure)");
+}
+
+bool c10d_available() { return false; }
+
+}  // namespace mirror
