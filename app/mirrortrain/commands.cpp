@@ -1,10 +1,12 @@
 #include "commands.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <torch/version.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -20,6 +22,7 @@
 #include "mirror/strategy/communicator.h"
 #include "mirror/strategy/cuda_runtime.h"
 #include "mirror/strategy/device.h"
+#include "mirror/strategy/workers.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
 #include "mirror/util/threads.h"
@@ -28,8 +31,12 @@
 
 namespace mirror::cli {
 
+namespace {
+std::string g_prog = "mirrortrain";  // "mirrortrain[rank 1]" in a worker other than rank 0
+}  // namespace
+
 int config_error(const std::exception& e) {
-  fmt::print(stderr, "mirrortrain: error: {}\n", e.what());
+  fmt::print(stderr, "{}: error: {}\n", g_prog, e.what());
   return kExitBadConfig;
 }
 
@@ -169,12 +176,14 @@ struct Execution {
   bool interrupted = false;
 };
 
-Execution execute(RecordedRun& run, bool json) {
+// `quiet`: a worker other than rank 0, which prints only its errors (rank 0 reports the run).
+Execution execute(RecordedRun& run, bool json, bool quiet = false) {
   Execution result;
-  for (const auto& w : run.warnings()) fmt::print(stderr, "mirrortrain: warning: {}\n", w);
+  for (const auto& w : run.warnings()) fmt::print(stderr, "{}: warning: {}\n", g_prog, w);
   ProgressPrinter human(stdout, static_cast<int>(run.config().strategy.top_k));
   JsonLinesPrinter json_printer(stdout);
-  EventSink& printer = json ? static_cast<EventSink&>(json_printer) : human;
+  EventSink silent;
+  EventSink& printer = quiet ? silent : json ? static_cast<EventSink&>(json_printer) : human;
 
   TrainControl control;
   g_control = &control;
@@ -186,30 +195,38 @@ Execution execute(RecordedRun& run, bool json) {
   g_control = nullptr;
 
   if (fin.status == RunStatus::kFailed) {
-    fmt::print(stderr, "mirrortrain: run failed: {}\n", fin.message);
+    fmt::print(stderr, "{}: run failed: {}\n", g_prog, fin.message);
     result.exit_code = kExitRunFailed;
   } else if (fin.status == RunStatus::kStopped && g_interrupted) {
     result.exit_code = kExitInterrupted;
     result.interrupted = true;
   }
+  if (quiet && fin.status != RunStatus::kFailed)
+    fmt::print(stderr, "{}: {} after {} steps\n", g_prog, fin.status == RunStatus::kStopped ? "stopped" : "finished",
+               fin.steps);
   return result;
 }
 
 int setup_error(const std::exception& e) {
   if (dynamic_cast<const ConfigError*>(&e) || dynamic_cast<const DataError*>(&e)) return config_error(e);
-  fmt::print(stderr, "mirrortrain: error while setting up the run: {}\n", describe_exception(e));
+  fmt::print(stderr, "{}: error while setting up the run: {}\n", g_prog, describe_exception(e));
   return kExitRunFailed;
 }
 
 // The run `train` asks for: a recorded run continued (--resume), or a new one recorded in
 // --run-dir, else under the runs folder, else nowhere (--no-record).
-std::unique_ptr<RecordedRun> prepare_train(const TrainArgs& args) {
+// With several workers, only rank 0 records; the others read a resumed run and write nothing.
+std::unique_ptr<RecordedRun> prepare_train(const TrainArgs& args, const std::shared_ptr<WorkerGroup>& workers) {
+  const bool records = !workers || workers->rank() == 0;
   if (!args.resume.empty()) {
     ResumeOptions options;
     if (args.epochs) options.epochs = *args.epochs;
     if (args.max_steps > 0) options.max_steps = args.max_steps;
+    if (args.logical) options.logical = *args.logical;
+    options.workers = workers;
+    options.record = records;
     auto run = RecordedRun::resume(args.resume, options);
-    if (!args.json)
+    if (!args.json && records)
       fmt::print("Resuming {} from step {} ({})\n", run->dir(), run->resumed_from_step(), run->resumed_from_checkpoint());
     return run;
   }
@@ -217,20 +234,46 @@ std::unique_ptr<RecordedRun> prepare_train(const TrainArgs& args) {
   plan.config = train_config(args);
   plan.config.checkpoints.every_steps = args.checkpoint_every;
   plan.dir = !args.run_dir.empty() ? args.run_dir : args.no_record ? std::string() : plan_run_dir(default_runs_root(), plan.config);
+  plan.workers = workers;
+  if (!records) plan.dir.clear();
+  if (workers && records)
+    plan.extra["workers"] = {{"world_size", workers->world_size()},
+                             {"launcher", workers->env().launcher},
+                             {"master", fmt::format("{}:{}", workers->env().master_addr, workers->env().master_port)},
+                             {"hosts", workers->hosts()}};
   auto run = std::make_unique<RecordedRun>(std::move(plan));
   if (!run->dir().empty() && !args.json) fmt::print("Recording to {}\n", run->dir());
   return run;
 }
 }  // namespace
 
-int run_train(const TrainArgs& args) {
+int run_train(const TrainArgs& args, char** argv) {
+  std::optional<WorkerEnv> env;
+  try {
+    env = worker_env();
+  } catch (const std::exception& e) {
+    return config_error(e);
+  }
+  if (args.nproc > 1 && !env) return launch_local_workers(args.nproc, argv);
+  std::shared_ptr<WorkerGroup> workers;
+  if (env) {
+    if (env->rank > 0) g_prog = fmt::format("mirrortrain[rank {}]", env->rank);
+    try {
+      workers = WorkerGroup::connect(*env, std::chrono::seconds(args.timeout_s));
+    } catch (const std::exception& e) {
+      return setup_error(e);
+    }
+    if (env->rank == 0 && !args.json)
+      fmt::print("Workers: {} processes started by {}, meeting at {}:{} (hosts: {})\n", env->world_size,
+                 env->launcher, env->master_addr, env->master_port, fmt::join(workers->hosts(), ", "));
+  }
   std::unique_ptr<RecordedRun> run;
   try {
-    run = prepare_train(args);
+    run = prepare_train(args, workers);
   } catch (const std::exception& e) {
     return setup_error(e);
   }
-  return execute(*run, args.json).exit_code;
+  return execute(*run, args.json, workers && workers->rank() != 0).exit_code;
 }
 
 int run_presets() {

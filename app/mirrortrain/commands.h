@@ -59,6 +59,8 @@ struct TrainArgs {
   double clipnorm = 0, global_clipnorm = 0, clipvalue = 0;
   std::string resume;            // a run directory to continue
   bool no_record = false;        // without --run-dir: do not record under the default runs folder
+  int nproc = 0;                 // launch this many local worker processes (>= 2), each with the same flags
+  int timeout_s = 60;            // how long workers wait for each other (rendezvous, collectives)
 };
 
 // `sweep`: the train options as the base, then a grid of settings, one run per combination.
@@ -75,10 +77,16 @@ struct RunsArgs {
   bool csv = false;
 };
 
+// `train --nproc N`: runs N copies of this command line (`argv`) as local worker processes that
+// meet over c10d on 127.0.0.1, forwards SIGINT and SIGTERM to them, and returns rank 0's exit
+// code, else the first failing worker's.
+int launch_local_workers(int n, char** argv);
+
 // Prints "mirrortrain: error: <what>" and returns kExitBadConfig.
 int config_error(const std::exception& e);
 
-int run_train(const TrainArgs& args);
+// `train`: one process, one of several workers (torchrun, Slurm), or --nproc N of them launched here.
+int run_train(const TrainArgs& args, char** argv);
 // Trains every combination of the grid one after another, each recorded as a normal run tagged
 // with the sweep's id, then prints their comparison (and with --scaling the scaling table).
 int run_sweep(const SweepArgs& args);

@@ -75,9 +75,17 @@ int main(int argc, char** argv) {
         ->check(CLI::NonNegativeNumber);
     if (sweep) return;
     cmd->add_flag("--no-record", t.no_record, "Do not record the run (by default it goes under the runs folder)");
+    cmd->add_option("--nproc", t.nproc,
+                    "Run N local worker processes (c10d over Gloo, as torchrun would start them); replicas are "
+                    "N x --logical")
+        ->check(CLI::Range(2, 64));
+    cmd->add_option("--timeout", t.timeout_s,
+                    "Seconds workers wait for each other before giving up (start-up and each collective)")
+        ->check(CLI::Range(1, 86400))
+        ->capture_default_str();
     cmd->add_option("--resume", t.resume,
                     "Continue the run recorded in this directory from its newest checkpoint (--epochs and "
-                    "--max-steps may extend it)");
+                    "--max-steps may extend it; --logical and --nproc may change how its replicas are laid out)");
   };
   TrainArgs t;
   auto* train = app.add_subcommand("train", "Train a model");
@@ -125,7 +133,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mirrortrain: error: %s (see mirrortrain --help)\n", e.what());
     return kExitBadConfig;
   }
-  if (train->parsed()) return run_train(t);
+  if (train->parsed()) return run_train(t, argv);
   if (sweep->parsed()) return run_sweep(sw);
   if (summary->parsed()) return run_summary(s);
   if (inspect->parsed()) return run_inspect(inspect_args, inspect_samples);

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Training across worker processes over c10d/Gloo, as users launch it: --nproc, torchrun (when
+# Debian's python3-torch is installed), and Slurm's srun (when a Slurm cluster answers).
+# Usage: test_workers.sh path/to/mirrortrain
+set -u
+bin=$(realpath "${1:?usage: test_workers.sh path/to/mirrortrain}")
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+export MIRROR_RUNS_DIR="$tmp/runs"
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); printf 'FAIL %s\n' "$*"; }
+
+# compare A B TOLERANCE NAME [steps]: every step both logs have, loss within TOLERANCE relative,
+# and (unless "steps") the final parameter norms too. Prints the worst difference.
+compare() {
+  python3 - "$@" <<'PY'
+import json, sys
+def load(path):
+    steps, final = {}, None
+    for line in open(path):
+        if line.startswith('{'):
+            j = json.loads(line)
+            if j['type'] == 'step': steps[j['global_step']] = j['loss']
+            if j['type'] == 'final': final = j['param_l2_norm']
+    return steps, final
+(a, fa), (b, fb) = load(sys.argv[1]), load(sys.argv[2])
+tol, name = float(sys.argv[3]), sys.argv[4]
+common = sorted(set(a) & set(b))
+if len(common) < 10 or fa is None or fb is None:
+    print(f'FAIL {name}: {len(common)} common steps, finals {fa} {fb}'); sys.exit(1)
+worst = max(abs(a[k] - b[k]) / abs(a[k]) for k in common)
+final = abs(fa - fb) / abs(fa) if len(sys.argv) < 6 else 0.0
+print(f'{name}: {len(common)} steps, worst loss difference {worst:.2e}, final norm difference {final:.2e}')
+sys.exit(0 if worst <= tol and final <= tol else 1)
+PY
+}
+
+spirals=(--preset spirals-mlp --dataset spirals --batch-size 31 --epochs 3 --max-steps 20 --json --no-record)
+# W processes x M replicas at global batch B follow one replica at batch B (31: uneven shards).
+for opt in "--optimizer sgd --momentum 0.9 --lr 0.05" "--optimizer nadam"; do
+  # shellcheck disable=SC2086
+  "$bin" train "${spirals[@]}" $opt --logical 1 >"$tmp/one.log" 2>&1 || fail "1x1 $opt"
+  for layout in "2 1" "2 2" "3 1"; do
+    set -- $layout
+    # shellcheck disable=SC2086
+    if "$bin" train "${spirals[@]}" $opt --nproc "$1" --logical "$2" >"$tmp/w.log" 2>&1 &&
+        compare "$tmp/one.log" "$tmp/w.log" 1e-5 "${1}x${2} ${opt%% *} ${opt#* }"; then pass; else fail "${1}x$2 $opt"; tail -3 "$tmp/w.log"; fi
+  done
+done
+
+# With dropout the replicas draw their own masks: 2 processes x 1 replica is exactly 1 x 2, and
+# a run recorded as 2 x 1 resumes as 1 x 2 with the numbers of the uninterrupted run.
+cat >"$tmp/dropout.json" <<'JSON'
+{"name": "dropout_mlp", "layers": [{"type": "Dense", "units": 64, "activation": "relu"},
+ {"type": "Dropout", "rate": 0.3}, {"type": "Dense", "units": "classes"}]}
+JSON
+drop=(--preset spirals-mlp --model-file "$tmp/dropout.json" --batch-size 32 --epochs 5 --json)
+"$bin" train "${drop[@]}" --logical 2 --max-steps 30 --no-record >"$tmp/d12.log" 2>&1 || fail "dropout 1x2"
+"$bin" train "${drop[@]}" --logical 1 --nproc 2 --max-steps 15 --run-dir "$tmp/d21" >"$tmp/d21.log" 2>&1 || fail "dropout 2x1"
+if compare "$tmp/d12.log" "$tmp/d21.log" 0 "dropout 2x1 = 1x2" steps; then pass; else fail "dropout 2x1 vs 1x2"; fi
+if "$bin" train --resume "$tmp/d21" --logical 2 --max-steps 30 --json >"$tmp/d21r.log" 2>&1 &&
+    compare "$tmp/d12.log" "$tmp/d21r.log" 0 "resumed 2x1 as 1x2"; then pass; else fail "resume 2x1 as 1x2"; tail -3 "$tmp/d21r.log"; fi
+if python3 -c "import json,sys; w=json.load(open(sys.argv[1]))['workers']; sys.exit(0 if w['world_size']==2 and len(w['hosts'])==2 else 1)" "$tmp/d21/run.json"; then
+  pass; else fail "run.json names the workers"; fi
+
+# A worker killed with kill -9: the others stop with one line naming it, the run reads failed.
+"$bin" train --preset spirals-mlp --epochs 500 --nproc 2 --timeout 10 --run-dir "$tmp/killed" >"$tmp/k.log" 2>&1 &
+launcher=$!
+for _ in $(seq 100); do grep -q "Epoch 2/" "$tmp/k.log" 2>/dev/null && break; sleep 0.2; done
+for p in $(pgrep -P "$launcher"); do
+  if tr '\0' '\n' <"/proc/$p/environ" | grep -qx "RANK=1"; then kill -9 "$p"; fi
+done
+start=$SECONDS
+wait "$launcher"
+rc=$?
+if [[ $rc -eq 1 && $((SECONDS - start)) -le 15 ]] && grep -q "lost worker rank 1 on .*continue the run with --resume" "$tmp/k.log" &&
+    grep -q '"status": *"failed"' "$tmp/killed/run.json"; then pass; else fail "kill -9 rank 1: exit $rc after $((SECONDS - start)) s"; tail -3 "$tmp/k.log"; fi
+
+# Workers started with different settings are refused, naming the setting.
+port=$((20000 + RANDOM % 20000))
+common=(WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port)
+env "${common[@]}" RANK=0 "$bin" train --preset spirals-mlp --epochs 1 --lr 0.01 --timeout 10 --no-record >"$tmp/m0.log" 2>&1 &
+env "${common[@]}" RANK=1 "$bin" train --preset spirals-mlp --epochs 1 --lr 0.02 --timeout 10 --no-record >"$tmp/m1.log" 2>&1
+rc1=$?
+wait $!
+rc0=$?
+if [[ $rc0 -eq 2 && $rc1 -eq 2 ]] && grep -q 'differs from rank 0.s at `"learning_rate": 0.02`' "$tmp/m0.log" "$tmp/m1.log"; then
+  pass; else fail "different configs: exits $rc0 $rc1"; cat "$tmp/m0.log"; fi
+
+# A master that never comes, a worker that never comes: one clear line within the timeout.
+start=$SECONDS
+out=$(env "${common[@]}" MASTER_PORT=$((port + 1)) RANK=1 "$bin" train --preset spirals-mlp --timeout 3 2>&1)
+rc=$?
+if [[ $rc -eq 1 && $((SECONDS - start)) -le 8 && $out == *"could not reach rank 0's store"* ]]; then pass; else fail "no master: $rc $out"; fi
+start=$SECONDS
+out=$(env "${common[@]}" MASTER_PORT=$((port + 2)) RANK=0 "$bin" train --preset spirals-mlp --timeout 3 2>&1)
+rc=$?
+if [[ $rc -eq 1 && $((SECONDS - start)) -le 8 && $out == *"rank(s) 1 of 2 never came"* ]]; then pass; else fail "missing worker: $rc $out"; fi
+
+# torchrun, as Debian 12's needs it (--redirects/--tee/--log_dir work around its Python 3.11 crash).
+if command -v torchrun >/dev/null; then
+  out=$(cd "$tmp" && timeout 180 torchrun --nproc_per_node 2 --master_port $((port + 3)) --no_python --redirects 1 --tee 1 \
+    --log_dir "$tmp/torchrun" "$bin" train "${spirals[@]}" --optimizer nadam 2>&1)
+  rc=$?
+  grep '^\[default0\]:{' <<<"$out" | sed 's/^\[default0\]://' >"$tmp/tr.log"
+  "$bin" train "${spirals[@]}" --optimizer nadam --logical 2 --nproc 2 >"$tmp/np.log" 2>&1
+  if [[ $rc -eq 0 ]] && compare "$tmp/np.log" "$tmp/tr.log" 0 "torchrun = --nproc"; then pass; else fail "torchrun: exit $rc"; tail -5 <<<"$out"; fi
+else
+  echo "SKIP torchrun: not installed (Debian's python3-torch provides it)"
+fi
+
+# Slurm: srun -n 2 on a cluster that answers; scripts/slurm-local.sh starts a one-node one where
+# it can (root or sudo, Debian's slurm-wlm and munge, no other cluster configured).
+slurm_up() { command -v srun >/dev/null && timeout 10 srun -n 1 true 2>/dev/null; }
+slurm_up || "$(dirname "$0")/../../scripts/slurm-local.sh" || true
+if slurm_up; then
+  out=$(timeout 180 srun -n 2 "$bin" train "${spirals[@]}" --optimizer nadam 2>"$tmp/srun.err")
+  rc=$?
+  printf '%s\n' "$out" >"$tmp/srun.log"
+  if [[ $rc -eq 0 ]] && compare "$tmp/np.log" "$tmp/srun.log" 0 "srun -n 2 = --nproc 2"; then pass; else fail "srun: exit $rc"; tail -5 "$tmp/srun.err"; fi
+else
+  echo "SKIP srun: no Slurm answers here and scripts/slurm-local.sh could not start one"
+fi
+
+echo "test_workers: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
