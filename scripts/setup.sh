@@ -15,7 +15,7 @@ packages=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev   # the desktop window (Qt 6)
   xvfb xauth              # screenshots of the window on machines without a display
   python3 python3-numpy python3-torch   # benchmark reference, golden values, torchrun
-  slurm-wlm munge         # a one-node Slurm for the srun test (scripts/slurm-local.sh starts it)
+  slurm-wlm munge iproute2   # a one-node Slurm and two network namespaces for the multi-process tests
   dataset-fashion-mnist   # the embedded default dataset (/usr/share/datasets/fashion-mnist)
 )
 

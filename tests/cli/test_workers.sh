@@ -78,6 +78,10 @@ rc=$?
 if [[ $rc -eq 1 && $((SECONDS - start)) -le 15 ]] && grep -q "lost worker rank 1 on .*continue the run with --resume" "$tmp/k.log" &&
     grep -q '"status": *"failed"' "$tmp/killed/run.json"; then pass; else fail "kill -9 rank 1: exit $rc after $((SECONDS - start)) s"; tail -3 "$tmp/k.log"; fi
 
+# The killed run continues from its last checkpoint with both workers.
+if "$bin" train --resume "$tmp/killed" --epochs 3 --nproc 2 --timeout 10 >"$tmp/kr.log" 2>&1 &&
+    grep -q '"status": *"finished"' "$tmp/killed/run.json"; then pass; else fail "resume after kill -9"; tail -3 "$tmp/kr.log"; fi
+
 # Workers started with different settings are refused, naming the setting.
 port=$((20000 + RANDOM % 20000))
 common=(WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port)
@@ -98,6 +102,36 @@ start=$SECONDS
 out=$(env "${common[@]}" MASTER_PORT=$((port + 2)) RANK=0 "$bin" train --preset spirals-mlp --timeout 3 2>&1)
 rc=$?
 if [[ $rc -eq 1 && $((SECONDS - start)) -le 8 && $out == *"rank(s) 1 of 2 never came"* ]]; then pass; else fail "missing worker: $rc $out"; fi
+
+out=$(python3 - "$bin" $((port + 4)) <<'PY'
+import os, socket, subprocess, sys
+taken = socket.socket(); taken.bind(("127.0.0.1", int(sys.argv[2]))); taken.listen()
+env = dict(os.environ, WORLD_SIZE="2", RANK="0", MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[2])
+r = subprocess.run([sys.argv[1], "train", "--preset", "spirals-mlp", "--timeout", "3"], env=env, capture_output=True, text=True)
+print(r.returncode, r.stderr.strip())
+PY
+)
+if [[ $out == "1 "*"port $((port + 4)) on 127.0.0.1 is already in use"* ]]; then pass; else fail "port in use: $out"; fi
+
+# Two "machines": two network namespaces joined by a veth pair, the master the other's address,
+# so nothing assumes localhost (needs root and iproute2).
+if [[ $(id -u) -eq 0 ]] && command -v ip >/dev/null && ip netns add mw-a-$$ 2>/dev/null; then
+  a=mw-a-$$ b=mw-b-$$
+  ip netns add $b && ip link add mwa$$ type veth peer name mwb$$ && ip link set mwa$$ netns $a && ip link set mwb$$ netns $b &&
+    ip -n $a addr add 10.213.7.1/24 dev mwa$$ && ip -n $b addr add 10.213.7.2/24 dev mwb$$ &&
+    ip -n $a link set mwa$$ up && ip -n $b link set mwb$$ up && ip -n $a link set lo up && ip -n $b link set lo up
+  two=(WORLD_SIZE=2 MASTER_ADDR=10.213.7.1 MASTER_PORT=$((port + 5)))
+  ip netns exec $a env "${two[@]}" RANK=0 "$bin" train "${spirals[@]}" --optimizer nadam --logical 2 --timeout 20 >"$tmp/ns.log" 2>&1 &
+  ip netns exec $b env "${two[@]}" RANK=1 "$bin" train "${spirals[@]}" --optimizer nadam --logical 2 --timeout 20 >/dev/null 2>&1
+  rc1=$?
+  wait $!
+  rc0=$?
+  "$bin" train "${spirals[@]}" --optimizer nadam --logical 2 --nproc 2 >"$tmp/np.log" 2>&1
+  if [[ $rc0 -eq 0 && $rc1 -eq 0 ]] && compare "$tmp/np.log" "$tmp/ns.log" 0 "two namespaces = --nproc"; then pass; else fail "namespaces: exits $rc0 $rc1"; tail -3 "$tmp/ns.log"; fi
+  ip netns del $a; ip netns del $b
+else
+  echo "SKIP two network namespaces: needs root and iproute2"
+fi
 
 # torchrun, as Debian 12's needs it (--redirects/--tee/--log_dir work around its Python 3.11 crash).
 if command -v torchrun >/dev/null; then

@@ -5,7 +5,11 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <arpa/inet.h>
 #include <dlfcn.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -32,6 +36,30 @@ std::string this_host() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "unknown-host";
   return name;
+}
+
+// This host's address on the way to `master` (the source address the kernel picks for it): the
+// interface the other workers can reach us on. Empty when there is no route.
+std::string address_towards(const std::string& master, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(master.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || !found) return "";
+  std::string out;
+  const int fd = socket(found->ai_family, SOCK_DGRAM, 0);
+  sockaddr_storage local{};
+  socklen_t len = sizeof local;
+  if (fd >= 0 && connect(fd, found->ai_addr, found->ai_addrlen) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* a = local.ss_family == AF_INET ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr)
+                                               : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr);
+    if (inet_ntop(local.ss_family, a, text, sizeof text)) out = text;
+  }
+  if (fd >= 0) close(fd);
+  freeaddrinfo(found);
+  return out;
 }
 
 std::vector<std::string> lines(const std::string& text) {
@@ -103,12 +131,14 @@ class C10dGroup : public WorkerGroup {
       }
       auto opts = c10d::ProcessGroupGloo::Options::create();
       opts->timeout = timeout_;
+      // Gloo's connections go out on GLOO_SOCKET_IFNAME when set (as in PyTorch), else on the
+      // address this host uses to reach the master, which the other workers can reach too.
       const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
-      const bool loopback = env_.master_addr == "localhost" || env_.master_addr.rfind("127.", 0) == 0;
+      const std::string local = address_towards(env_.master_addr, env_.master_port);
       if (ifname && *ifname)
         opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
-      else if (loopback)
-        opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+      else if (!local.empty())
+        opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(local));
       else
         opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
       pg_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store_, env_.rank, env_.world_size, opts);
