@@ -4,6 +4,7 @@
 Runs, in one script and on the same libtorch:
   * mirrortrain with 1 and 2 logical CPU devices,
   * PyTorch in Python, single process with 1 thread (bench/pytorch_reference.py --mode single),
+  * mirrortrain with 2 worker processes (--nproc 2, c10d over Gloo) of 1 and 2 replicas each,
   * PyTorch DistributedDataParallel over gloo with 2 processes (--mode ddp --procs 2),
 at global batch 32 and 256, then prints samples/s and the ratios against the targets.
 
@@ -24,13 +25,17 @@ TARGETS = {  # (ours, reference, batch) -> minimum ratio ours / reference
     ("mirror-1", "torch-single", 256): 1.15,
     ("mirror-2", "torch-ddp-2", 32): 1.30,
     ("mirror-2", "torch-ddp-2", 256): 1.15,
+    ("mirror-2proc", "torch-ddp-2", 32): 1.30,
+    ("mirror-2proc", "torch-ddp-2", 256): 1.15,
 }
 
 
-def run_mirror(binary, logical, batch, warmup, steps, device="cpu"):
+def run_mirror(binary, logical, batch, warmup, steps, device="cpu", nproc=1):
     cmd = [binary, "train", "--preset", "seed-reuters", "--dataset", "synthetic-text", "--devices", device,
            "--logical", str(logical), "--batch-size", str(batch), "--epochs", "1000",
            "--max-steps", str(warmup + steps), "--sync-every", "0", "--json", "--no-record"]
+    if nproc > 1:
+        cmd += ["--nproc", str(nproc)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     timed = [e for e in events if e["type"] == "step"][warmup:]
@@ -63,21 +68,25 @@ def main():
     rates, breakdown = {}, {}
     for batch in [int(b) for b in args.batches.split(",")]:
         for rep in range(args.repeats):
-            for logical in (1, 2):
-                rate, parts = run_mirror(args.mirrortrain, logical, batch, args.warmup, args.steps)
-                key = (f"mirror-{logical}", batch)
+            for name, logical, nproc in (("mirror-1", 1, 1), ("mirror-2", 2, 1), ("mirror-2proc", 1, 2),
+                                         ("mirror-2x2", 2, 2)):
+                rate, parts = run_mirror(args.mirrortrain, logical, batch, args.warmup, args.steps, nproc=nproc)
+                key = (name, batch)
                 if rate > rates.get(key, 0):
                     rates[key], breakdown[key] = rate, parts
             for name, mode in (("torch-single", "single"), ("torch-ddp-2", "ddp")):
                 rate = run_torch(args.python, mode, batch, args.warmup, args.steps)
                 rates[(name, batch)] = max(rate, rates.get((name, batch), 0))
 
-    print(f"{'configuration':<16}{'batch':>6}{'samples/s':>12}   replica-0 ms/step: compute / all-reduce / update")
+    print(f"{'configuration':<16}{'batch':>6}{'samples/s':>12}   replica-0 ms/step: compute / all-reduce / update"
+          " (all-reduce share)")
     for (name, batch), rate in sorted(rates.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         extra = ""
         if (name, batch) in breakdown:
             p = breakdown[(name, batch)]
-            extra = f"   {p['compute_ms']:.2f} / {p['allreduce_ms']:.2f} / {p['update_ms']:.2f}"
+            total = p['compute_ms'] + p['allreduce_ms'] + p['update_ms']
+            extra = (f"   {p['compute_ms']:.2f} / {p['allreduce_ms']:.2f} / {p['update_ms']:.2f}"
+                     f" ({100 * p['allreduce_ms'] / total:.0f}%)")
         print(f"{name:<16}{batch:>6}{rate:>12.0f}{extra}")
     print()
     print(f"{'ratio':<34}{'value':>8}{'target':>8}")

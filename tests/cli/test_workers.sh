@@ -78,6 +78,19 @@ rc=$?
 if [[ $rc -eq 1 && $((SECONDS - start)) -le 15 ]] && grep -q "lost worker rank 1 on .*continue the run with --resume" "$tmp/k.log" &&
     grep -q '"status": *"failed"' "$tmp/killed/run.json"; then pass; else fail "kill -9 rank 1: exit $rc after $((SECONDS - start)) s"; tail -3 "$tmp/k.log"; fi
 
+# SIGTERM to one worker stops every worker after the same step, with a checkpoint.
+"$bin" train --preset spirals-mlp --epochs 500 --nproc 2 --timeout 10 --run-dir "$tmp/stopped" >"$tmp/s.log" 2>&1 &
+launcher=$!
+for _ in $(seq 100); do grep -q "Epoch 2/" "$tmp/s.log" 2>/dev/null && break; sleep 0.2; done
+for p in $(pgrep -P "$launcher"); do
+  if tr '\0' '\n' <"/proc/$p/environ" | grep -qx "RANK=1"; then kill -TERM "$p"; fi
+done
+wait "$launcher"
+rc=$?
+steps=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['final']['steps'])" "$tmp/stopped/run.json" 2>/dev/null)
+if [[ $rc -eq 130 ]] && grep -q '"status": *"stopped"' "$tmp/stopped/run.json" && [[ -n $steps && -e "$tmp/stopped/checkpoints/ckpt-$steps.pt" ]] &&
+    grep -q "stopped after $steps steps" "$tmp/s.log"; then pass; else fail "SIGTERM to rank 1: exit $rc, steps '$steps'"; tail -3 "$tmp/s.log"; fi
+
 # The killed run continues from its last checkpoint with both workers.
 if "$bin" train --resume "$tmp/killed" --epochs 3 --nproc 2 --timeout 10 >"$tmp/kr.log" 2>&1 &&
     grep -q '"status": *"finished"' "$tmp/killed/run.json"; then pass; else fail "resume after kill -9"; tail -3 "$tmp/kr.log"; fi

@@ -162,7 +162,9 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
                                  choice_.reason.empty() ? "" : "; ", processes_);
     choice_.name = communicator_->name();
   }
-  threads_per_replica_ = intra_op_threads_per_replica(n, usable_cores(), options_.intra_op_threads);
+  // Worker processes on this host share its cores with ours.
+  const int local_processes = workers_ && workers_->world_size() > 1 ? std::max(1, workers_->env().local_world_size) : 1;
+  threads_per_replica_ = intra_op_threads_per_replica(n * local_processes, usable_cores(), options_.intra_op_threads);
   const int64_t classes = model.layers.back().output_shape.back();
   top_k_ = static_cast<int>(std::min<int64_t>(options_.top_k, classes));
   const bool on_gpu = std::any_of(devices_.begin(), devices_.end(),
