@@ -4,12 +4,15 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QHBoxLayout>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSpinBox>
 
 #include "mirror/strategy/communicator.h"
 #include "mirror/strategy/cuda_runtime.h"
 #include "mirror/strategy/shard_plan.h"
+#include "mirror/strategy/workers.h"
 #include "mirror/util/error.h"
 #include "mirror/util/threads.h"
 
@@ -48,6 +51,21 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent), physical_(list_ph
   memory_->setSpecialValueText("no limit");
   memory_->setToolTip("Memory limit per logical device (enforced on GPUs).");
   form->addRow("Memory limit", memory_);
+  processes_ = new QSpinBox;
+  processes_->setRange(1, 16);
+  processes_->setToolTip("Worker processes on this machine, each with the replicas above, joined over c10d's Gloo "
+                         "as torchrun would join them. Replicas in all: processes × logical devices.");
+  if (!c10d_available()) {
+    processes_->setEnabled(false);
+    processes_->setToolTip("This build cannot train across processes (it was configured without c10d's Gloo).");
+  }
+  launch_ = new QPushButton("Copy launch command…");
+  launch_->setToolTip("The torchrun command line and an sbatch script that train this run's config elsewhere.");
+  auto* processes_row = new QHBoxLayout;
+  processes_row->addWidget(processes_);
+  processes_row->addWidget(launch_);
+  processes_row->addStretch();
+  form->addRow("Processes", processes_row);
   replica_list_ = new QListWidget;
   replica_list_->setMaximumHeight(110);
   form->addRow("Replicas", replica_list_);
@@ -66,6 +84,8 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent), physical_(list_ph
   connect(devices_, &QComboBox::currentTextChanged, this, &DevicesPanel::update_replicas);
   connect(logical_, &QSpinBox::valueChanged, this, &DevicesPanel::update_replicas);
   connect(memory_, &QSpinBox::valueChanged, this, &DevicesPanel::update_replicas);
+  connect(processes_, &QSpinBox::valueChanged, this, &DevicesPanel::update_replicas);
+  connect(launch_, &QPushButton::clicked, this, &DevicesPanel::launch_command_requested);
   update_replicas();
 }
 
@@ -74,6 +94,8 @@ DeviceRequest DevicesPanel::request() const {
 }
 
 void DevicesPanel::set_logical(int logical) { logical_->setValue(logical); }
+
+int DevicesPanel::processes() const { return processes_->value(); }
 
 void DevicesPanel::set_batch_size(int64_t batch) {
   batch_ = batch;
@@ -89,16 +111,25 @@ void DevicesPanel::update_replicas() {
     replicas_.clear();
     problem_ = QString::fromStdString(e.what());
   }
-  const int n = static_cast<int>(replicas_.size());
+  const int per_process = static_cast<int>(replicas_.size());
+  const int w = processes();
+  const int n = per_process * w;
   const int threads = intra_op_threads_per_replica(std::max(1, n), usable_cores());
-  for (const auto& d : replicas_)
-    replica_list_->addItem(QString("%1  (%2 thread%3)").arg(QString::fromStdString(d.name())).arg(threads).arg(threads > 1 ? "s" : ""));
+  for (int p = 0; p < w; ++p)
+    for (const auto& d : replicas_)
+      replica_list_->addItem(QString("%1%2  (%3 thread%4)")
+                                 .arg(w > 1 ? QString("process %1: ").arg(p) : QString())
+                                 .arg(QString::fromStdString(d.name()))
+                                 .arg(threads)
+                                 .arg(threads > 1 ? "s" : ""));
   if (n > 0 && batch_ >= n) {
     const ShardPlan plan(batch_, n);
     QStringList sizes;
     for (int64_t s : plan.sizes()) sizes << QString::number(s);
     split_->setText(QString("%1 examples per step → %2 per replica").arg(batch_).arg(sizes.join(" + ")));
-    communicator_->setText(QString::fromStdString(choose_communicator("auto", replicas_).reason));
+    QString reason = QString::fromStdString(choose_communicator("auto", replicas_).reason);
+    if (w > 1) reason += QString("; then across the %1 processes over c10d's Gloo").arg(w);
+    communicator_->setText(reason);
   } else if (n > 0) {
     problem_ = QString("The global batch (%1) is smaller than the %2 replicas; each needs an example.").arg(batch_).arg(n);
     split_->setText(QString("<span style='color:#c0392b'>%1</span>").arg(problem_));

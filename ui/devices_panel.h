@@ -10,6 +10,7 @@
 class QComboBox;
 class QLabel;
 class QListWidget;
+class QPushButton;
 class QSpinBox;
 
 namespace mirror::ui {
@@ -21,9 +22,14 @@ class DevicesPanel : public QWidget {
 
   DeviceRequest request() const;
   void set_logical(int logical);
+  // Worker processes on this machine, each with request()'s replicas (c10d over Gloo); 1: this
+  // process only.
+  int processes() const;
+  QSpinBox* processes_box() const { return processes_; }
+  QPushButton* launch_command_button() const { return launch_; }
   // The global batch whose split the panel shows.
   void set_batch_size(int64_t batch);
-  int replicas() const { return static_cast<int>(replicas_.size()); }
+  int replicas() const { return static_cast<int>(replicas_.size()) * processes(); }
   // Empty when the request can run here; else the reason.
   QString problem() const { return problem_; }
   QSpinBox* logical_box() const { return logical_; }
@@ -37,6 +43,8 @@ class DevicesPanel : public QWidget {
 
  Q_SIGNALS:
   void changed();
+  // "Copy launch command…": the window shows the commands that start this run elsewhere.
+  void launch_command_requested();
 
  private:
   void update_replicas();
@@ -47,6 +55,8 @@ class DevicesPanel : public QWidget {
   QComboBox* devices_;
   QSpinBox* logical_;
   QSpinBox* memory_;
+  QSpinBox* processes_;
+  QPushButton* launch_;
   QListWidget* physical_list_;
   QListWidget* replica_list_;
   QLabel* split_;

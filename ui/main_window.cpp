@@ -23,6 +23,7 @@
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
 #include "ui/devices_panel.h"
+#include "ui/launch_dialog.h"
 #include "ui/live_page.h"
 #include "ui/live_run.h"
 #include "ui/model_panel.h"
@@ -117,6 +118,11 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
     update_train_enabled();
   });
   connect(devices_, &DevicesPanel::changed, this, &MainWindow::update_train_enabled);
+  connect(devices_, &DevicesPanel::launch_command_requested, this, [this] {
+    auto* dialog = new LaunchDialog(current_config(), devices_->processes(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+  });
   connect(browser_, &RunsBrowser::selection_changed, compare_, &CompareView::set_runs);
   connect(browser_, &RunsBrowser::resume_requested, this, &MainWindow::resume_run);
   connect(launcher_, &RunLauncher::run_begun, this, &MainWindow::on_run_begun);
@@ -254,7 +260,7 @@ void MainWindow::start_training() {
 }
 
 void MainWindow::start_run(TrainConfig c, std::shared_ptr<const Dataset> dataset) {
-  launcher_->start_run(std::move(c), std::move(dataset));
+  launcher_->start_run(std::move(c), std::move(dataset), devices_->processes());
 }
 
 void MainWindow::resume_run(const QString& dir, int epochs) {

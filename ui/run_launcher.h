@@ -27,7 +27,11 @@ class RunLauncher : public QObject {
   ~RunLauncher() override;
 
   // A new run of `config` on `dataset`, recorded under the runs folder unless recording is off.
-  void start_run(TrainConfig config, std::shared_ptr<const Dataset> dataset);
+  // With `processes` > 1 this window is worker 0 and starts the others as `mirrortrain train
+  // --config` processes on this machine, joined over c10d (the same code as --nproc).
+  void start_run(TrainConfig config, std::shared_ptr<const Dataset> dataset, int processes = 1);
+  // Where the window finds mirrortrain for worker processes: $MIRRORTRAIN, else next to itself.
+  static QString mirrortrain_path();
   // Continues a recorded run from its newest checkpoint; with `epochs` > 0 trains a finished run
   // on until that epoch.
   void resume_run(const QString& dir, int epochs = 0);
@@ -58,7 +62,8 @@ class RunLauncher : public QObject {
   void sweep_finished(const QStringList& dirs, bool cancelled, int total);
 
  private:
-  void start_planned(RunPlan plan, std::function<std::shared_ptr<const Dataset>()> dataset, const QString& what);
+  void start_planned(RunPlan plan, std::function<std::shared_ptr<const Dataset>()> dataset, const QString& what,
+                     int processes = 1);
   void next_sweep_run();
   // The controller would not start a run: nothing runs, and a sweep in progress ends.
   void refuse();

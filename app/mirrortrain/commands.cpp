@@ -9,6 +9,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 
 #include "mirror/data/keras_datasets.h"
@@ -169,6 +170,26 @@ TrainConfig train_config(const TrainArgs& args) {
   return c;
 }
 
+// --config FILE: a run's whole config, from a run.json or a bare config object, with only the
+// flags that say where and how long to train applied on top.
+TrainConfig config_file(const TrainArgs& args) {
+  std::ifstream in(args.config_file);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(fmt::format("{}: not JSON ({})", args.config_file, e.what()));
+  }
+  TrainConfig c = config_from_json(j.is_object() && j.contains("config") ? j.at("config") : j);
+  if (args.epochs) c.epochs = *args.epochs;
+  if (args.max_steps > 0) c.max_steps = args.max_steps;
+  if (args.devices) c.devices.devices = *args.devices;
+  if (args.logical) c.devices.logical = *args.logical;
+  if (!args.model.data_dir.empty()) c.dataset.data_dir = args.model.data_dir;
+  c.validate();
+  return c;
+}
+
 // Trains `run`, printing progress (human or JSON lines). Ctrl+C and SIGTERM stop it cleanly
 // after the current step, checkpointed when it is recorded.
 struct Execution {
@@ -231,16 +252,15 @@ std::unique_ptr<RecordedRun> prepare_train(const TrainArgs& args, const std::sha
     return run;
   }
   RunPlan plan;
-  plan.config = train_config(args);
-  plan.config.checkpoints.every_steps = args.checkpoint_every;
+  if (!args.config_file.empty()) {
+    plan.config = config_file(args);
+  } else {
+    plan.config = train_config(args);
+    plan.config.checkpoints.every_steps = args.checkpoint_every;
+  }
   plan.dir = !args.run_dir.empty() ? args.run_dir : args.no_record ? std::string() : plan_run_dir(default_runs_root(), plan.config);
   plan.workers = workers;
   if (!records) plan.dir.clear();
-  if (workers && records)
-    plan.extra["workers"] = {{"world_size", workers->world_size()},
-                             {"launcher", workers->env().launcher},
-                             {"master", fmt::format("{}:{}", workers->env().master_addr, workers->env().master_port)},
-                             {"hosts", workers->hosts()}};
   auto run = std::make_unique<RecordedRun>(std::move(plan));
   if (!run->dir().empty() && !args.json) fmt::print("Recording to {}\n", run->dir());
   return run;

@@ -59,6 +59,7 @@ struct TrainArgs {
   double clipnorm = 0, global_clipnorm = 0, clipvalue = 0;
   std::string resume;            // a run directory to continue
   bool no_record = false;        // without --run-dir: do not record under the default runs folder
+  std::string config_file;       // a whole TrainConfig as JSON (a run.json, or what the window saves)
   int nproc = 0;                 // launch this many local worker processes (>= 2), each with the same flags
   int timeout_s = 60;            // how long workers wait for each other (rendezvous, collectives)
 };

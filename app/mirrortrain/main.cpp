@@ -75,6 +75,10 @@ int main(int argc, char** argv) {
         ->check(CLI::NonNegativeNumber);
     if (sweep) return;
     cmd->add_flag("--no-record", t.no_record, "Do not record the run (by default it goes under the runs folder)");
+    cmd->add_option("--config", t.config_file,
+                    "Train this config (JSON: a run.json, or the window's Copy launch command); other flags "
+                    "are ignored except --epochs, --max-steps, --devices, --logical and --data-dir")
+        ->check(CLI::ExistingFile);
     cmd->add_option("--nproc", t.nproc,
                     "Run N local worker processes (c10d over Gloo, as torchrun would start them); replicas are "
                     "N x --logical")

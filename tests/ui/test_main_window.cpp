@@ -12,12 +12,17 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "mirror/data/dataset.h"
 #include "mirror/model/presets.h"
 #include "mirror/runs/run_reader.h"
+#include "mirror/util/json_fields.h"
 #include "ui/chart_widgets.h"
 #include "ui/dataset_panel.h"
 #include "ui/devices_panel.h"
+#include "ui/launch_dialog.h"
+#include "mirror/strategy/workers.h"
 #include "ui/metric_chart.h"
 #include "ui/model_panel.h"
 #include "ui/run_metrics.h"
@@ -125,6 +130,51 @@ class MainWindowTest : public QObject {
     const auto record = read_run(w->run_dir().toStdString());
     QCOMPARE(QString::fromStdString(record.status), QString("finished"));
     QCOMPARE(record.epochs.size(), size_t{3});
+  }
+
+  // Devices → Processes: 2 runs worker 1 as a mirrortrain process beside the window (worker 0),
+  // the same code as --nproc; the run is recorded once, with both processes' replicas.
+  void processesTrainTogether() {
+    if (!c10d_available()) QSKIP("this build has no c10d/Gloo");
+    if (qEnvironmentVariableIsEmpty("MIRRORTRAIN")) QSKIP("MIRRORTRAIN is not set (ctest sets it)");
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 2);
+    if (QTest::currentTestFailed()) return;
+    w->devices_panel()->logical_box()->setValue(1);
+    w->devices_panel()->processes_box()->setValue(2);
+    QCOMPARE(w->devices_panel()->replica_list()->count(), 2);
+    QVERIFY(w->devices_panel()->replica_list()->item(1)->text().startsWith("process 1: cpu:0"));
+    QVERIFY2(w->devices_panel()->split_label()->text().contains("32 + 32"), qPrintable(w->devices_panel()->split_label()->text()));
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    QVERIFY(done.wait(120000));
+    QCOMPARE(w->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w->metrics().steps(), 2 * 32);
+    QVERIFY(w->metrics().val_epochs(Metric::kAccuracy).back().y() > 0.8);
+    const auto record = read_run(w->run_dir().toStdString());
+    QCOMPARE(QString::fromStdString(record.status), QString("finished"));
+    const nlohmann::json* workers = json_field(record.run, "workers");
+    QVERIFY(workers);
+    QCOMPARE(workers->at("world_size").get<int>(), 2);
+    QCOMPARE(QString::fromStdString(workers->at("launcher").get<std::string>()), QString("mirrorbench"));
+    QCOMPARE(record.run.at("devices").size(), size_t{2});
+  }
+
+  void launchCommandSavesTheConfigAndGivesTorchrunAndSbatch() {
+    MainWindow w(false);
+    w.apply_preset("spirals-mlp");
+    w.devices_panel()->processes_box()->setValue(3);
+    LaunchDialog d(w.current_config(), w.devices_panel()->processes(), &w);
+    QVERIFY(!d.config_file().isEmpty());
+    const QString text = d.text();
+    QVERIFY2(text.contains("torchrun --nproc_per_node 3 --no_python"), qPrintable(text));
+    QVERIFY(text.contains("#SBATCH --ntasks=3"));
+    QVERIFY(text.contains("srun mirrortrain train --config " + QFileInfo(d.config_file()).fileName()));
+    // The saved file is a whole config mirrortrain reads back.
+    std::ifstream in(d.config_file().toStdString());
+    const TrainConfig back = config_from_json(nlohmann::json::parse(in));
+    QCOMPARE(QString::fromStdString(back.preset), QString("spirals-mlp"));
+    QCOMPARE(back.model.layers.size(), w.current_config().model.layers.size());
   }
 
   void stopHaltsWithinAStep() {

@@ -9,6 +9,7 @@
 #include "mirror/runs/resume.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/runs/tensorboard.h"
+#include "mirror/strategy/workers.h"
 
 namespace mirror {
 
@@ -28,6 +29,12 @@ RecordedRun::RecordedRun(RunPlan plan, std::shared_ptr<const Dataset> dataset) {
   trainer_ = std::make_unique<Trainer>(plan.config, std::move(dataset), plan.workers);
   dir_ = std::move(plan.dir);
   if (dir_.empty()) return;
+  if (plan.workers && plan.workers->world_size() > 1)
+    plan.extra["workers"] = {{"world_size", plan.workers->world_size()},
+                             {"launcher", plan.workers->env().launcher},
+                             {"master", fmt::format("{}:{}", plan.workers->env().master_addr,
+                                                    plan.workers->env().master_port)},
+                             {"hosts", plan.workers->hosts()}};
   writer_ = std::make_unique<RunWriter>(dir_, to_json(plan.config), plan.extra);
   if (!plan.meta.name.empty() || !plan.meta.tags.empty() || !plan.meta.notes.empty()) {
     try {  // a run without its name still trains and is recorded

@@ -96,7 +96,10 @@ class C10dGroup : public WorkerGroup {
  public:
   C10dGroup(const WorkerEnv& env, std::chrono::milliseconds timeout) : env_(env), timeout_(timeout) {}
 
-  void connect() {
+  // Meets the others within `start` (timeout_ when zero); collectives wait timeout_ afterwards.
+  void connect(std::chrono::milliseconds start) {
+    const auto collectives = timeout_;
+    if (start.count() > 0) timeout_ = start;
     const auto secs = std::chrono::duration_cast<std::chrono::seconds>(timeout_).count();
     c10d::TCPStoreOptions o;
     o.port = static_cast<uint16_t>(env_.master_port);
@@ -130,7 +133,7 @@ class C10dGroup : public WorkerGroup {
         hosts_.emplace_back(bytes.begin(), bytes.end());
       }
       auto opts = c10d::ProcessGroupGloo::Options::create();
-      opts->timeout = timeout_;
+      opts->timeout = collectives;  // every rank has arrived: from here on, the collectives' patience
       // Gloo's connections go out on GLOO_SOCKET_IFNAME when set (as in PyTorch), else on the
       // address this host uses to reach the master, which the other workers can reach too.
       const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
@@ -149,6 +152,7 @@ class C10dGroup : public WorkerGroup {
                                  secs, first_line(e)));
     }
     comm_ = std::make_shared<GlooCommunicator>(*this);
+    timeout_ = collectives;
   }
 
   // Waits until every rank has said where it runs; names the ranks that never came.
@@ -298,10 +302,11 @@ void quiet_c10d_logging() {
 }
 }  // namespace
 
-std::shared_ptr<WorkerGroup> WorkerGroup::connect(const WorkerEnv& env, std::chrono::milliseconds timeout) {
+std::shared_ptr<WorkerGroup> WorkerGroup::connect(const WorkerEnv& env, std::chrono::milliseconds timeout,
+                                                  std::chrono::milliseconds start_timeout) {
   quiet_c10d_logging();
   auto group = std::make_shared<C10dGroup>(env, timeout);
-  group->connect();
+  group->connect(start_timeout);
   return group;
 }
 

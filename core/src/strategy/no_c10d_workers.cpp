@@ -4,7 +4,8 @@
 
 namespace mirror {
 
-std::shared_ptr<WorkerGroup> WorkerGroup::connect(const WorkerEnv& env, std::chrono::milliseconds) {
+std::shared_ptr<WorkerGroup> WorkerGroup::connect(const WorkerEnv& env, std::chrono::milliseconds,
+                                                  std::chrono::milliseconds) {
   throw ConfigError(env.launcher + " started " + std::to_string(env.world_size) +
                     " workers, but this build cannot train across processes: it was configured without c10d's Gloo "
                     "(install libgloo-dev and reconfigure)");

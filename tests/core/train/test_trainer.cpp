@@ -166,10 +166,12 @@ TEST(Trainer, ADemoPaceSpacesTheStepsButChangesNoNumber) {
     return o;
   };
   const Outcome full = run(0);
-  const Outcome paced = run(40);  // 12 steps start at least 1/40 s apart
+  const Outcome paced = run(10);  // 12 steps start at least 1/10 s apart
   EXPECT_EQ(paced.losses, full.losses);
-  EXPECT_GE(paced.wall, 11.0 / 40.0);
-  EXPECT_LT(paced.train_seconds, paced.wall / 2);  // the waits are not training time
+  EXPECT_GE(paced.wall, 11.0 / 10.0);
+  // The waits are not training time: of the >= 1.1 s, steps of blobs take a small part even on a
+  // loaded machine (a fixed margin, not a ratio: under load the steps may take a while).
+  EXPECT_LT(paced.train_seconds, paced.wall - 0.5);
 }
 
 TEST(Trainer, MaxStepsEndsTheRunEarly) {

@@ -22,7 +22,8 @@ struct RunPlan {
   std::string dir;     // the run's folder, which must not hold a run yet; empty: not recorded
   RunMeta meta;        // name and tags for meta.json; written only when it says something
   nlohmann::json extra = nlohmann::json::object();  // members added to run.json as they are (a sweep's place)
-  std::shared_ptr<WorkerGroup> workers;  // several processes train it (only one of them records: dir set)
+  // Several processes train it; only one of them records (dir set), and run.json then names them.
+  std::shared_ptr<WorkerGroup> workers;
 };
 
 // A fresh folder for a new run under `root`: "<UTC time>-<label>", the label defaulting to the

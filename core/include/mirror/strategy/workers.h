@@ -53,7 +53,9 @@ class WorkerGroup {
   // Gloo process group. Throws RunError within `timeout` when a worker does not come, the master
   // cannot be reached or the port is taken, saying which and what to do. ConfigError when this
   // build has no c10d.
-  static std::shared_ptr<WorkerGroup> connect(const WorkerEnv& env, std::chrono::milliseconds timeout);
+  // `start_timeout` bounds the start-up alone when given (collectives then use `timeout`).
+  static std::shared_ptr<WorkerGroup> connect(const WorkerEnv& env, std::chrono::milliseconds timeout,
+                                              std::chrono::milliseconds start_timeout = std::chrono::milliseconds(0));
   virtual ~WorkerGroup() = default;
 
   virtual const WorkerEnv& env() const = 0;

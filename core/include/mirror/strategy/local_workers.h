@@ -1,0 +1,37 @@
+#pragma once
+// Starting worker processes on this machine the way torchrun starts them (`mirrortrain train
+// --nproc N` and the window's "Processes"), and the commands that start a run's workers elsewhere
+// (torchrun, an sbatch script). No torch here.
+
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "mirror/strategy/workers.h"
+
+namespace mirror {
+
+// A TCP port of 127.0.0.1 that nothing listens on now (rank 0's store binds it next).
+int free_loopback_port();
+
+// Worker `rank` of `world` meeting at 127.0.0.1:`port`, as torchrun would describe it.
+WorkerEnv local_worker_env(int rank, int world, int port, const std::string& launcher);
+
+// Starts `argv` (argv[0] is the program's path) as a child process whose environment has `env`'s
+// variables (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
+// MIRROR_LAUNCHER) added. Returns its pid. Throws RunError when it cannot be started.
+pid_t spawn_worker(const std::vector<std::string>& argv, const WorkerEnv& env);
+
+// Waits for `pid`; returns its exit code, or 128 + signal when a signal ended it.
+int wait_for_worker(pid_t pid);
+
+// Ready-to-run commands for a config saved as `config_file`: `processes` workers with the
+// config's own devices each.
+struct LaunchCommands {
+  std::string torchrun;  // one line, for one machine (add --nnodes/--node_rank/--master_addr for more)
+  std::string sbatch;    // a Slurm batch script: one task per worker, srun in it
+};
+LaunchCommands launch_commands(const std::string& config_file, int processes, const std::string& job_name,
+                               const std::string& run_dir);
+
+}  // namespace mirror

@@ -1,0 +1,103 @@
+#include "mirror/strategy/local_workers.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "mirror/util/error.h"
+
+namespace mirror {
+
+int free_loopback_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw RunError(fmt::format("cannot open a socket to find a free port: {}", std::strerror(errno)));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+                  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+  close(fd);
+  if (!ok) throw RunError("cannot find a free port on 127.0.0.1");
+  return ntohs(a.sin_port);
+}
+
+WorkerEnv local_worker_env(int rank, int world, int port, const std::string& launcher) {
+  WorkerEnv e;
+  e.rank = rank;
+  e.world_size = world;
+  e.local_rank = rank;
+  e.local_world_size = world;
+  e.master_addr = "127.0.0.1";
+  e.master_port = port;
+  e.launcher = launcher;
+  return e;
+}
+
+pid_t spawn_worker(const std::vector<std::string>& argv, const WorkerEnv& env) {
+  if (argv.empty()) throw std::invalid_argument("spawn_worker: no program");
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+  const std::vector<std::pair<std::string, std::string>> vars = {
+      {"RANK", std::to_string(env.rank)},
+      {"WORLD_SIZE", std::to_string(env.world_size)},
+      {"LOCAL_RANK", std::to_string(env.local_rank)},
+      {"LOCAL_WORLD_SIZE", std::to_string(env.local_world_size)},
+      {"MASTER_ADDR", env.master_addr},
+      {"MASTER_PORT", std::to_string(env.master_port)},
+      {"MIRROR_LAUNCHER", env.launcher}};
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const auto& [k, v] : vars) replaced = replaced || k == name;
+    if (!replaced) env_text.push_back(entry);
+  }
+  for (const auto& [k, v] : vars) env_text.push_back(k + "=" + v);
+  std::vector<char*> args, envp;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (const auto& e : env_text) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw RunError(fmt::format("cannot start worker {}: {}", env.rank, std::strerror(errno)));
+  if (pid == 0) {
+    execve(args[0], args.data(), envp.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_for_worker(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return 1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+LaunchCommands launch_commands(const std::string& config_file, int processes, const std::string& job_name,
+                               const std::string& run_dir) {
+  LaunchCommands c;
+  const std::string train = fmt::format("mirrortrain train --config {}", config_file);
+  c.torchrun = fmt::format("torchrun --nproc_per_node {} --no_python --redirects 1 --tee 1 --log_dir torchrun-logs {}",
+                           processes, train);
+  c.sbatch = fmt::format(
+      "#!/bin/bash\n"
+      "#SBATCH --job-name={}\n"
+      "#SBATCH --ntasks={}\n"
+      "#SBATCH --cpus-per-task=2\n"
+      "# One task per worker; spread them over nodes with --nodes and --ntasks-per-node.\n"
+      "# The run is recorded by rank 0 in --run-dir: put it on a filesystem the window can see.\n"
+      "srun {} --run-dir {}\n",
+      job_name, processes, train, run_dir);
+  return c;
+}
+
+}  // namespace mirror
