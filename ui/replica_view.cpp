@@ -34,7 +34,11 @@ QSize ReplicaBars::sizeHint() const {
 void ReplicaBars::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const int row = fontMetrics().height() + 8;
-  const int label_w = fontMetrics().horizontalAdvance("cpu:0/logical:00  shard 0000  ");
+  // As wide as the longest name needs (names carry "rank N" in runs of several processes).
+  int label_w = fontMetrics().horizontalAdvance("cpu:0/logical:00  shard 0000  ");
+  for (const auto& n : names_)
+    label_w = std::max(label_w, fontMetrics().horizontalAdvance(QString::fromStdString(n) + "  shard 0000  "));
+  label_w = std::min(label_w, width() / 2);
   double longest = 0;
   for (const auto& t : timings_) longest = std::max(longest, t.compute_ms + t.allreduce_ms + t.update_ms);
   const double scale = longest > 0 ? (width() - label_w - 120) / longest : 0;
