@@ -1,5 +1,7 @@
 #include "ui/chart_widgets.h"
 
+#include <QAbstractAxis>
+#include <QApplication>
 #include <QChart>
 #include <QChartView>
 #include <QHeaderView>
@@ -24,6 +26,19 @@ const QColor kPalette[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44
 
 QColor palette_colour(size_t index) { return kPalette[index % std::size(kPalette)]; }
 
+void apply_chart_fonts(QChart* chart) {
+  const QFont base = QApplication::font();
+  QFont title = base;
+  title.setBold(true);
+  if (base.pointSizeF() > 0) title.setPointSizeF(base.pointSizeF() * 1.1);
+  chart->setTitleFont(title);
+  chart->legend()->setFont(base);
+  for (QAbstractAxis* axis : chart->axes()) {
+    axis->setLabelsFont(base);
+    axis->setTitleFont(base);
+  }
+}
+
 QChartView* new_chart_view(const QString& title) {
   auto* chart = new QChart;
   chart->setTitle(title);
@@ -32,7 +47,9 @@ QChartView* new_chart_view(const QString& title) {
   chart->legend()->setAlignment(Qt::AlignBottom);
   auto* view = new QChartView(chart);
   view->setRenderHint(QPainter::Antialiasing);
-  view->setMinimumHeight(220);
+  // Low enough for the runs page to fit a 1280x720 projector; splitters give charts the room.
+  view->setMinimumHeight(130);
+  apply_chart_fonts(chart);
   return view;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 
+class QChart;
 class QChartView;
 class QValueAxis;
 class QTableWidget;
@@ -18,6 +19,10 @@ namespace mirror::ui {
 QColor palette_colour(size_t index);
 // A chart view with `title`, no animation, the legend below, antialiased.
 QChartView* new_chart_view(const QString& title);
+// Title, axis labels and titles and legend of `chart` in the application's font (the title a
+// little larger and bold), so that projector mode's large font reaches charts too. A chart theme
+// resets these: call again after setTheme.
+void apply_chart_fonts(QChart* chart);
 // A cell that can be selected but not edited.
 QTableWidgetItem* read_only_cell(const QString& text);
 // The 1-2-5 step (1, 2, 5, 10, 20, ...) that splits [0, span] into at most `ticks` intervals;

@@ -102,7 +102,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(log_choice_);
   bar->addWidget(new QLabel("right chart:"));
   bar->addWidget(second_choice_);
-  bar->addWidget(hint_, 1);
+  bar->addStretch(1);
+  hint_->setWordWrap(true);  // its own line: a long hint must not widen the page
 
   charts_[0] = new_chart_view("Loss");
   charts_[1] = new_chart_view("Accuracy");
@@ -110,7 +111,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   table_->setObjectName("compare_table");
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setMinimumHeight(90);
+  table_->setMinimumHeight(60);
   auto* chart_row = new QSplitter(Qt::Horizontal);
   chart_row->addWidget(charts_[0]);
   chart_row->addWidget(charts_[1]);
@@ -129,6 +130,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);
+  layout->addWidget(hint_);
   layout->addWidget(pages_, 1);
   set_runs({});
 }
@@ -171,7 +173,10 @@ void CompareView::set_log_loss(bool on) {
 }
 
 void CompareView::set_dark(bool dark) {
-  for (QChartView* v : {charts_[0], charts_[1]}) v->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  for (QChartView* v : {charts_[0], charts_[1]}) {
+    v->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    apply_chart_fonts(v->chart());
+  }
   rebuild_curves();  // a theme recolours the series: give the runs their colours back
   scaling_page_->set_dark(dark);
 }
@@ -213,6 +218,7 @@ void CompareView::rebuild_curves() {
     }
     chart->addAxis(x_axis, Qt::AlignBottom);
     chart->addAxis(y_axis, Qt::AlignLeft);
+    apply_chart_fonts(chart);
     double x_max = 0, y_lo = INFINITY, y_hi = -INFINITY;
     auto extend = [&](const QPointF& p) {
       if (!std::isfinite(p.y()) || (log_axis && p.y() <= 0)) return;

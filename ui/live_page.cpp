@@ -1,6 +1,10 @@
 #include "ui/live_page.h"
 
 #include <QDir>
+#include <QResizeEvent>
+#include <QTimer>
+
+#include <algorithm>
 
 #include "ui/live_run.h"
 #include "ui/metric_chart.h"
@@ -27,12 +31,42 @@ LivePage::LivePage(LiveRun* run, QWidget* parent) : QSplitter(Qt::Vertical, pare
   });
   connect(run_, &LiveRun::run_finished, replicas_, &ReplicaView::on_finished);
   connect(run_, &LiveRun::frame, this, &LivePage::redraw);
+  connect(this, &QSplitter::splitterMoved, this, [this] { user_sized_ = true; });
+  // A new run may show other charts and more replicas: share the height again once laid out.
+  connect(run_, &LiveRun::run_started, this, [this] {
+    place_legends();
+    QTimer::singleShot(0, this, &LivePage::share_height);
+  });
+}
+
+void LivePage::resizeEvent(QResizeEvent* event) {
+  QSplitter::resizeEvent(event);
+  share_height();
+}
+
+void LivePage::share_height() {
+  if (user_sized_ || height() <= 0) return;
+  const int handles = handleWidth() * kMetricCount;
+  const int replica_h = std::min(replicas_->sizeHint().height(), height() / (projector_ ? 4 : 3));
+  double weights = 0;
+  for (int i = 0; i < kMetricCount; ++i)
+    if (!charts_[i]->isHidden()) weights += i == 3 ? 2.0 / 3 : 1.0;
+  const int for_charts = std::max(0, height() - replica_h - handles);
+  QList<int> sizes;
+  for (int i = 0; i < kMetricCount; ++i)
+    sizes << (charts_[i]->isHidden() || weights == 0 ? 0 : static_cast<int>(for_charts * (i == 3 ? 2.0 / 3 : 1.0) / weights));
+  sizes << replica_h;
+  setSizes(sizes);
 }
 
 void LivePage::redraw() {
   // A run whose rate moves (a schedule, warmup, a plateau cut) shows its rate, unless the
   // learning-rate chart was switched off by hand.
-  if (!learning_rate_switched_off_ && charts_[3]->isHidden() && run_->learning_rate_varies()) charts_[3]->show();
+  if (!learning_rate_switched_off_ && charts_[3]->isHidden() && run_->learning_rate_varies()) {
+    charts_[3]->show();
+    place_legends();
+    share_height();
+  }
   for (auto* c : charts_)
     if (!c->isHidden()) c->refresh(run_->metrics());
   if (run_->last_step().global_step > 0) {
@@ -47,6 +81,8 @@ void LivePage::redraw() {
 void LivePage::show_learning_rate(bool on) {
   learning_rate_switched_off_ = !on;
   charts_[3]->setVisible(on);
+  place_legends();
+  share_height();
   run_->touch();
 }
 
@@ -65,6 +101,22 @@ void LivePage::set_dark(bool dark) {
 void LivePage::set_line_width(double width) {
   for (auto* c : charts_) c->set_line_width(width);
   run_->touch();
+}
+
+void LivePage::set_projector(bool on) {
+  projector_ = on;
+  for (auto* c : charts_) c->set_projector(on);
+  place_legends();
+  share_height();
+  run_->touch();
+}
+
+void LivePage::place_legends() {
+  bool first = true;
+  for (auto* c : charts_) {
+    c->set_legend_visible(!projector_ || (first && !c->isHidden()));
+    if (!c->isHidden()) first = false;
+  }
 }
 
 QStringList LivePage::export_charts(const QString& dir) {

@@ -22,19 +22,30 @@ class LivePage : public QSplitter {
   void set_log_loss(bool on);
   void set_dark(bool dark);
   void set_line_width(double width);
+  void set_projector(bool on);
   // The learning-rate chart (hidden until asked for, or until a run's rate changes).
   void show_learning_rate(bool on);
   bool learning_rate_shown() const;
   // Writes loss/accuracy/top_k_accuracy .png and .svg into `dir`; the names it could not write.
   QStringList export_charts(const QString& dir);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void redraw();
+  // Gives the replica view what it needs (at most a third) and the charts the rest, the
+  // learning-rate chart two thirds of the others' share; until the user drags a handle.
+  void share_height();
+  // In projector mode only the first chart shown keeps its legend.
+  void place_legends();
 
   LiveRun* run_;
   MetricChart* charts_[kMetricCount];
   ReplicaView* replicas_;
   bool learning_rate_switched_off_ = false;
+  bool user_sized_ = false;
+  bool projector_ = false;
 };
 
 }  // namespace mirror::ui

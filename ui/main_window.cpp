@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QProgressBar>
+#include <QPainter>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -36,6 +37,24 @@
 namespace mirror::ui {
 
 namespace {
+// A one-line label that gives way when the window is narrow: the text is elided, and whole in
+// its tooltip (the status line at projector sizes).
+class ElidedLabel : public QLabel {
+ public:
+  using QLabel::QLabel;
+  QSize minimumSizeHint() const override { return {fontMetrics().averageCharWidth() * 8, QLabel::minimumSizeHint().height()}; }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    const QString shown = fontMetrics().elidedText(text(), Qt::ElideRight, contentsRect().width());
+    const QString tip = shown == text() ? QString() : text();
+    if (toolTip() != tip) setToolTip(tip);
+    p.setPen(palette().color(foregroundRole()));
+    p.drawText(contentsRect(), static_cast<int>(alignment() | Qt::AlignVCenter), shown);
+  }
+};
+
 QWidget* scrolled(QWidget* w) {
   auto* s = new QScrollArea;
   s->setWidget(w);
@@ -63,7 +82,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   devices_ = new DevicesPanel;
   tabs_ = new QTabWidget;
   tabs_->addTab(scrolled(dataset_), "Data");
-  tabs_->addTab(model_, "Model");
+  tabs_->addTab(scrolled(model_), "Model");
   tabs_->addTab(scrolled(training_), "Training");
   tabs_->addTab(scrolled(devices_), "Devices");
   tabs_->setMinimumWidth(380);
@@ -96,18 +115,22 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   split->addWidget(tabs_);
   split->addWidget(right);
   split->setStretchFactor(1, 1);
+  // The settings tabs scroll (so a 720-pixel projector fits); start them wide enough not to.
+  split->setSizes({560, 1000});
   setCentralWidget(split);
 
-  blocked_ = new QLabel;
-  blocked_->setStyleSheet("color: #c0392b;");
-  status_ = new QLabel("Ready.");
+  blocked_ = new ElidedLabel;
+  QPalette red = blocked_->palette();
+  red.setColor(QPalette::WindowText, QColor("#c0392b"));
+  blocked_->setPalette(red);
+  status_ = new ElidedLabel("Ready.");
   epoch_progress_ = new QProgressBar;
-  epoch_progress_->setMaximumWidth(220);
   epoch_progress_->setFormat("epoch %p%");
   statusBar()->addWidget(status_, 1);
   statusBar()->addPermanentWidget(blocked_);
   statusBar()->addPermanentWidget(epoch_progress_);
   build_actions();
+  fit_status_bar();
 
   connect(dataset_, &DatasetPanel::dataset_changed, this, &MainWindow::on_dataset_changed);
   connect(dataset_, &DatasetPanel::loading_changed, this, &MainWindow::update_train_enabled);

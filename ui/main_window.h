@@ -85,6 +85,8 @@ class MainWindow : public QMainWindow {
   QAction* train_action() const { return train_; }
   QAction* pause_action() const { return pause_; }
   QAction* stop_action() const { return stop_; }
+  QAction* dark_action() const { return dark_; }
+  QAction* projector_action() const { return projector_; }
   QLabel* error_banner() const { return banner_; }
   QLabel* train_blocked_label() const { return blocked_; }
   const RunMetrics& metrics() const;
@@ -110,6 +112,8 @@ class MainWindow : public QMainWindow {
   void build_actions();
   void set_dark(bool dark);
   void set_projector(bool on);
+  // Sizes the status bar's progress bar to the current font.
+  void fit_status_bar();
   void export_charts();
   void export_csv();
   void export_comparison();

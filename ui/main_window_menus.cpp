@@ -1,6 +1,7 @@
 // The window's toolbar and menus, and what their entries do.
 #include <QAction>
 #include <QApplication>
+#include <QChartView>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -8,11 +9,13 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QStyle>
 #include <QTabWidget>
 #include <QTextStream>
 #include <QToolBar>
 
+#include "ui/chart_widgets.h"
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
 #include "ui/live_page.h"
@@ -30,10 +33,10 @@ void MainWindow::build_actions() {
   auto* tb = addToolBar("Run");
   tb->setObjectName("run_toolbar");
   tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  train_ = tb->addAction(style()->standardIcon(QStyle::SP_MediaPlay), "Train", this, &MainWindow::start_training);
+  train_ = tb->addAction(media_icon(MediaIcon::kPlay), "Train", this, &MainWindow::start_training);
   train_->setShortcut(QKeySequence("Ctrl+Return"));
   train_->setToolTip("Start training with these settings (Ctrl+Enter)");
-  pause_ = tb->addAction(style()->standardIcon(QStyle::SP_MediaPause), "Pause");
+  pause_ = tb->addAction(media_icon(MediaIcon::kPause), "Pause");
   pause_->setCheckable(true);
   pause_->setShortcut(QKeySequence("Ctrl+P"));
   pause_->setToolTip("Hold training between steps (Ctrl+P)");
@@ -41,7 +44,7 @@ void MainWindow::build_actions() {
     launcher_->set_paused(on);
     status_->setText(on ? "Paused." : "Resumed.");
   });
-  stop_ = tb->addAction(style()->standardIcon(QStyle::SP_MediaStop), "Stop", this, [this] { launcher_->stop(); });
+  stop_ = tb->addAction(media_icon(MediaIcon::kStop), "Stop", this, [this] { launcher_->stop(); });
   stop_->setShortcut(QKeySequence("Ctrl+."));
   stop_->setToolTip("Stop after the current step (Ctrl+.)");
   tb->addSeparator();
@@ -142,12 +145,24 @@ void MainWindow::set_dark(bool dark) {
   apply_theme(*qApp, dark);
   live_page_->set_dark(dark);
   compare_->set_dark(dark);
+  fit_status_bar();
 }
 
 void MainWindow::set_projector(bool on) {
   apply_font_scale(*qApp, on ? 1.6 : 1.0);
   live_page_->set_line_width(on ? 4.0 : 2.0);
+  live_page_->set_projector(on);
   compare_->set_line_width(on ? 4.0 : 2.0);
+  // Every chart's text follows the new font (themes and rebuilt axes take it from here on too).
+  for (QChartView* v : findChildren<QChartView*>()) apply_chart_fonts(v->chart());
+  fit_status_bar();
+}
+
+void MainWindow::fit_status_bar() {
+  // The progress bar's text fits the font; the status line is elided (whole text in its tooltip).
+  const int width = QFontMetrics(QApplication::font()).horizontalAdvance("epoch 100%") + 90;
+  epoch_progress_->setMinimumWidth(width);
+  epoch_progress_->setMaximumWidth(width);
 }
 
 void MainWindow::export_charts() {

@@ -74,7 +74,29 @@ MetricChart::MetricChart(Metric metric, const QString& title, QWidget* parent)
   attach_y_axis();
   setRenderHint(QPainter::Antialiasing);
   set_line_width(line_width_);
-  setMinimumHeight(200);
+  apply_chart_fonts(c);
+  // Small enough that four charts and the replica view fit a 1280x720 window, even in projector mode.
+  setMinimumHeight(110);
+}
+
+void MetricChart::set_projector(bool on) {
+  projector_ = on;
+  x_axis_->setTitleVisible(!on);  // "step" is plain from the numbers; the plot gets the line
+  place_legend();
+  apply_chart_fonts(chart());
+}
+
+void MetricChart::set_legend_visible(bool on) { chart()->legend()->setVisible(on); }
+
+void MetricChart::place_legend() {
+  const bool below = projector_ || height() < 260;
+  const Qt::Alignment want = below ? Qt::AlignBottom : Qt::AlignRight;
+  if (chart()->legend()->alignment() != want) chart()->legend()->setAlignment(want);
+}
+
+void MetricChart::resizeEvent(QResizeEvent* event) {
+  QChartView::resizeEvent(event);
+  place_legend();
 }
 
 void MetricChart::attach_y_axis() {
@@ -112,6 +134,7 @@ void MetricChart::set_line_width(double width) {
 
 void MetricChart::set_dark(bool dark) {
   chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  apply_chart_fonts(chart());  // a theme brings its own fonts
   raw_->setColor(kTrain.lighter(170));
   smooth_->setColor(kTrain);
   train_epochs_->setColor(kTrain.darker(130));

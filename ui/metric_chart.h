@@ -25,6 +25,17 @@ class MetricChart : public QChartView {
   bool log_scale() const { return log_scale_; }
   void set_line_width(double width);
   void set_dark(bool dark);
+  // Projector mode: the legend goes below the plot (the plot keeps the width) and the chart's
+  // text follows the application font.
+  void set_projector(bool on);
+  // Charts stacked on one page share one legend (the series look the same in each).
+  void set_legend_visible(bool on);
+
+ protected:
+  // A short chart (a 720-pixel window) puts its legend below, where one row holds it.
+  void resizeEvent(QResizeEvent* event) override;
+
+ public:
   // Writes the chart as PNG; returns false when the file cannot be written.
   bool export_png(const QString& path);
   // Writes the chart as SVG (vector, for papers and slides); false when it cannot be written.
@@ -34,9 +45,11 @@ class MetricChart : public QChartView {
   qsizetype plotted_points() const;
 
  private:
+  void place_legend();
   void attach_y_axis();
 
   Metric metric_;
+  bool projector_ = false;
   bool log_scale_ = false;
   double line_width_ = 2.0;
   QLineSeries* raw_;

@@ -1,6 +1,7 @@
 #include "ui/runs_browser.h"
 
 #include <QDir>
+#include <QEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -74,7 +75,7 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setWordWrap(false);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
-  table_->setMinimumHeight(150);
+  table_->setMinimumHeight(90);
   table_->setToolTip("Select runs to compare them (Ctrl+click, Shift+click); double-click a name to rename it");
   connect(table_, &QTableWidget::itemSelectionChanged, this, &RunsBrowser::on_selection_changed);
   connect(table_, &QTableWidget::itemChanged, this, &RunsBrowser::on_item_changed);
@@ -218,10 +219,7 @@ void RunsBrowser::refresh() {
     }
   }
   table_->setSortingEnabled(sorting);
-  if (added) {
-    table_->resizeColumnsToContents();
-    table_->setColumnWidth(run_column::kName, std::min(table_->columnWidth(run_column::kName), 260));
-  }
+  if (added) fit_columns();
   filling_ = false;
   // Runs started or trashed since the folder was read count too (other messages stay until then).
   if (entries_.size() != counted_) {
@@ -436,6 +434,20 @@ void RunsBrowser::choose_folder() {
   if (dir.isEmpty()) return;
   QString error;
   if (!open_run(dir, &error)) QMessageBox::warning(this, "Not a run", error);
+}
+
+void RunsBrowser::fit_columns() {
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
+  table_->resizeColumnsToContents();
+  // Long names are cut (their whole text is in the cell's tooltip).
+  const int name_cap = 24 * table_->fontMetrics().averageCharWidth();
+  table_->setColumnWidth(run_column::kName, std::min(table_->columnWidth(run_column::kName), name_cap));
+}
+
+void RunsBrowser::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  // Projector mode's larger font: the columns follow, so "finished" is not cut to "finis…".
+  if (event->type() == QEvent::FontChange && table_) fit_columns();
 }
 
 }  // namespace mirror::ui

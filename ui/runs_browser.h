@@ -72,7 +72,12 @@ class RunsBrowser : public QWidget {
   // train a finished one on until epoch `epochs`.
   void resume_requested(const QString& dir, int epochs);
 
+ protected:
+  void changeEvent(QEvent* event) override;
+
  private:
+  // Columns as wide as their contents in the current font (the name column capped).
+  void fit_columns();
   struct Entry {
     std::shared_ptr<RunFollower> follower;
     RunRecord broken;  // for a run whose run.json cannot be read

@@ -162,6 +162,7 @@ void ScalingPage::redraw() {
   double longest = 0;
   for (const auto& s : scaling_) longest = std::max(longest, s.compute_ms + s.allreduce_ms + s.update_ms + s.other_ms);
   attach(breakdown, stacked, "ms per step", longest);
+  for (QChart* chart : {throughput, breakdown}) apply_chart_fonts(chart);
 }
 
 }  // namespace mirror::ui

@@ -2,6 +2,10 @@
 
 #include <QApplication>
 #include <QFont>
+#include <QIcon>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPixmap>
 #include <QPalette>
 #include <QStyle>
 #include <QStyleFactory>
@@ -38,6 +42,40 @@ void apply_font_scale(QApplication& app, double scale) {
   if (base.pointSizeF() > 0) f.setPointSizeF(base.pointSizeF() * scale);
   else f.setPixelSize(static_cast<int>(base.pixelSize() * scale));
   app.setFont(f);
+}
+
+QIcon media_icon(MediaIcon kind) {
+  QIcon icon;
+  for (int size : {16, 24, 32, 48}) {
+    QPixmap pm(size, size);
+    pm.fill(Qt::transparent);
+    QPainter p(&pm);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(Qt::NoPen);
+    const double m = size * 0.15, w = size - 2 * m;
+    switch (kind) {
+      case MediaIcon::kPlay: {
+        QPainterPath tri;
+        tri.moveTo(m, m);
+        tri.lineTo(m + w, size / 2.0);
+        tri.lineTo(m, m + w);
+        tri.closeSubpath();
+        p.fillPath(tri, QColor(46, 170, 80));  // green
+        break;
+      }
+      case MediaIcon::kPause:
+        p.setBrush(QColor(230, 150, 20));  // amber
+        p.drawRoundedRect(QRectF(m, m, w * 0.36, w), 1.5, 1.5);
+        p.drawRoundedRect(QRectF(m + w * 0.64, m, w * 0.36, w), 1.5, 1.5);
+        break;
+      case MediaIcon::kStop:
+        p.setBrush(QColor(215, 60, 50));  // red
+        p.drawRoundedRect(QRectF(m, m, w, w), 2, 2);
+        break;
+    }
+    icon.addPixmap(pm);
+  }
+  return icon;
 }
 
 }  // namespace mirror::ui

@@ -1,7 +1,9 @@
 // The desktop window as a user drives it, on Qt's offscreen platform.
 #include <QAction>
+#include <QChart>
 #include <QComboBox>
 #include <QLabel>
+#include <QLegend>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QListWidget>
@@ -175,6 +177,54 @@ class MainWindowTest : public QObject {
     const TrainConfig back = config_from_json(nlohmann::json::parse(in));
     QCOMPARE(QString::fromStdString(back.preset), QString("spirals-mlp"));
     QCOMPARE(back.model.layers.size(), w.current_config().model.layers.size());
+  }
+
+  // Projector mode in a real room: the window lays out on a 1280x720 projector, every chart's text
+  // grows with the font (also when the dark theme was on first, which used to keep it small), and
+  // Train/Pause/Stop stay visible on both themes.
+  void projectorModeFitsA720pScreenAndScalesChartText() {
+    MainWindow w(false);
+    w.apply_preset("spirals-mlp");
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const double normal = w.chart(Metric::kLoss)->chart()->titleFont().pointSizeF();
+    const double normal_axis = w.chart(Metric::kLoss)->chart()->axes().front()->labelsFont().pointSizeF();
+    w.dark_action()->setChecked(true);
+    w.projector_action()->setChecked(true);
+    const QSize need = w.minimumSizeHint();
+    QVERIFY2(need.width() <= 1280 && need.height() <= 720,
+             qPrintable(QString("projector mode needs %1 x %2").arg(need.width()).arg(need.height())));
+    auto* chart = w.chart(Metric::kLoss)->chart();
+    QVERIFY2(chart->titleFont().pointSizeF() >= 1.5 * normal,
+             qPrintable(QString("title %1 pt, normal %2 pt").arg(chart->titleFont().pointSizeF()).arg(normal)));
+    for (auto* axis : chart->axes()) QVERIFY(axis->labelsFont().pointSizeF() >= 1.5 * normal_axis);
+    QCOMPARE(chart->legend()->alignment(), Qt::AlignBottom);
+    QVERIFY(!w.chart(Metric::kAccuracy)->chart()->legend()->isVisible());  // one legend for the stack
+    // The icons differ clearly from the toolbar's background in both themes.
+    for (bool dark : {true, false}) {
+      w.dark_action()->setChecked(dark);
+      const QColor background = w.palette().color(QPalette::Window);
+      for (QAction* a : {w.train_action(), w.pause_action(), w.stop_action()}) {
+        const QImage icon = a->icon().pixmap(24, 24).toImage();
+        double contrast = 0;
+        int painted = 0;
+        for (int y = 0; y < icon.height(); ++y)
+          for (int x = 0; x < icon.width(); ++x) {
+            const QColor c = icon.pixelColor(x, y);
+            if (c.alpha() < 128) continue;
+            ++painted;
+            contrast += std::abs(c.lightnessF() - background.lightnessF()) + c.hslSaturationF() / 2;
+          }
+        QVERIFY2(painted > 50, qPrintable(a->text()));
+        QVERIFY2(contrast / painted > 0.25, qPrintable(QString("%1 on %2: %3").arg(a->text(), dark ? "dark" : "light").arg(contrast / painted)));
+      }
+    }
+    w.projector_action()->setChecked(false);
+    QCOMPARE(w.chart(Metric::kLoss)->chart()->titleFont().pointSizeF(), normal);
+    const QSize normal_need = w.minimumSizeHint();
+    QVERIFY2(normal_need.width() <= 1280 && normal_need.height() <= 720,
+             qPrintable(QString("normal mode needs %1 x %2").arg(normal_need.width()).arg(normal_need.height())));
   }
 
   void stopHaltsWithinAStep() {
