@@ -38,6 +38,7 @@
 #include "ui/export.h"
 #include "ui/scaling_page.h"
 #include "ui/run_metrics.h"
+#include "mirror/util/words.h"
 
 namespace mirror::ui {
 
@@ -142,8 +143,8 @@ QLabel* CompareView::scaling_text() const { return scaling_page_->text(); }
 void CompareView::set_runs(std::vector<RunRecord> runs) {
   runs_ = std::move(runs);
   hint_->setText(runs_.empty() ? "Select runs in the list to compare them (Ctrl+click, Shift+click)."
-                               : QString("%1 run(s). Solid: training, smoothed per step; dashed: validation per epoch.")
-                                     .arg(runs_.size()));
+                               : QString("%1. Solid: training, smoothed per step; dashed: validation per epoch.")
+                                     .arg(QString::fromStdString(counted(static_cast<int64_t>(runs_.size()), "run"))));
   rebuild_curves();
   rebuild_table();
   rebuild_scaling();

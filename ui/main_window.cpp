@@ -33,6 +33,7 @@
 #include "ui/training_controller.h"
 #include "ui/training_panel.h"
 #include "ui/window_settings.h"
+#include "mirror/util/words.h"
 
 namespace mirror::ui {
 
@@ -336,7 +337,7 @@ void MainWindow::on_run_begun(const QString& what) {
 }
 
 void MainWindow::on_started(const RunStarted& e) {
-  status_->setText(QString("Training on %1 replica(s)…").arg(e.devices.size()));
+  status_->setText(QString("Training on %1…").arg(QString::fromStdString(counted(static_cast<int64_t>(e.devices.size()), "replica"))));
 }
 
 void MainWindow::on_frame() {
@@ -380,8 +381,8 @@ void MainWindow::on_finished(const RunFinished& e) {
 void MainWindow::on_sweep_finished(const QStringList& dirs, bool cancelled, int total) {
   update_train_enabled();
   compare_runs(dirs);
-  status_->setText(cancelled ? QString("Sweep stopped after %1 of %2 run(s).").arg(dirs.size()).arg(total)
-                             : QString("Sweep done: %1 run(s), compared on the Runs page.").arg(dirs.size()));
+  status_->setText(cancelled ? QString("Sweep stopped after %1 of %2.").arg(dirs.size()).arg(QString::fromStdString(counted(total, "run")))
+                             : QString("Sweep done: %1, compared on the Runs page.").arg(QString::fromStdString(counted(dirs.size(), "run"))));
   Q_EMIT sweep_finished(dirs);
 }
 

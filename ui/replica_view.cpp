@@ -1,4 +1,5 @@
 #include "ui/replica_view.h"
+#include "mirror/util/words.h"
 
 #include <QLabel>
 #include <QPainter>
@@ -87,9 +88,9 @@ ReplicaView::ReplicaView(QWidget* parent) : QWidget(parent) {
 
 void ReplicaView::on_started(const RunStarted& e) {
   bars_->set_replicas(e.devices);
-  communicator_->setText(QString("<b>All-reduce</b> %1. %2 intra-op thread(s) per replica; global batch %3.")
+  communicator_->setText(QString("<b>All-reduce</b> %1. %2 per replica; global batch %3.")
                              .arg(QString::fromStdString(e.communicator_reason))
-                             .arg(e.intra_op_threads)
+                             .arg(QString::fromStdString(counted(e.intra_op_threads, "intra-op thread")))
                              .arg(e.global_batch));
   sync_->setText("Sync check: replicas start bit-identical.");
 }

@@ -24,6 +24,7 @@
 
 #include "mirror/util/error.h"
 #include "ui/run_row.h"
+#include "mirror/util/words.h"
 
 namespace mirror::ui {
 
@@ -113,7 +114,7 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   const QDir dir(root_);
   for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
     if (QFile::exists(dir.filePath(name) + "/run.json")) dirs << dir.filePath(name);
-  status_->setText(QString("Reading %1 run(s) in %2…").arg(dirs.size()).arg(root_));
+  status_->setText(QString("Reading %1 in %2…").arg(QString::fromStdString(counted(dirs.size(), "run"))).arg(root_));
   watcher_.setFuture(QtConcurrent::run([dirs] {
     Loaded out;
     for (const QString& d : dirs) {
@@ -224,7 +225,7 @@ void RunsBrowser::refresh() {
   // Runs started or trashed since the folder was read count too (other messages stay until then).
   if (entries_.size() != counted_) {
     counted_ = entries_.size();
-    status_->setText(QString("%1 run(s) in %2").arg(counted_).arg(root_));
+    status_->setText(QString("%1 in %2").arg(QString::fromStdString(counted(counted_, "run"))).arg(root_));
   }
   apply_filter();
   if (selected_changed) on_selection_changed();
@@ -412,8 +413,8 @@ int RunsBrowser::move_to_trash(const QStringList& dirs) {
     if (const int row = row_of(dir); row >= 0) table_->removeRow(row);
     entries_.erase(dir);
   }
-  status_->setText(kept.isEmpty() ? QString("%1 run(s) moved to the trash.").arg(moved)
-                                  : QString("%1 run(s) moved to the trash; kept: %2").arg(moved).arg(kept.join(", ")));
+  status_->setText(kept.isEmpty() ? QString("%1 moved to the trash.").arg(QString::fromStdString(counted(moved, "run")))
+                                  : QString("%1 moved to the trash; kept: %2").arg(QString::fromStdString(counted(moved, "run"))).arg(kept.join(", ")));
   on_selection_changed();
   return moved;
 }
@@ -423,8 +424,9 @@ void RunsBrowser::delete_selected() {
   for (const auto& r : selected_runs()) dirs << QString::fromStdString(r.dir);
   if (dirs.isEmpty()) return;
   if (confirm_ && QMessageBox::question(this, "Move to trash",
-                                        QString("Move %1 run(s) to the trash? You can restore them from there.")
-                                            .arg(dirs.size())) != QMessageBox::Yes)
+                                        QString("Move %1 to the trash? You can restore %2 from there.")
+                                            .arg(QString::fromStdString(counted(dirs.size(), "run")))
+                                            .arg(dirs.size() == 1 ? "it" : "them")) != QMessageBox::Yes)
     return;
   move_to_trash(dirs);
 }

@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "mirror/util/error.h"
+#include "mirror/util/words.h"
 
 namespace mirror::ui {
 
@@ -78,7 +79,7 @@ void SweepDialog::update() {
     QStringList labels;
     for (size_t i = 0; i < points_.size() && i < 6; ++i) labels << QString::fromStdString(points_[i].label);
     if (points_.size() > 6) labels << "…";
-    text = QString("<b>%1 run(s)</b>: %2").arg(points_.size()).arg(labels.join("; ").toHtmlEscaped());
+    text = QString("<b>%1</b>: %2").arg(QString::fromStdString(counted(static_cast<int64_t>(points_.size()), "run"))).arg(labels.join("; ").toHtmlEscaped());
   }
   preview_->setText(text);
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(ok);

@@ -29,6 +29,7 @@
 #include "mirror/util/threads.h"
 #include "progress.h"
 #include "tables.h"
+#include "mirror/util/words.h"
 
 namespace mirror::cli {
 
@@ -298,8 +299,9 @@ int run_train(const TrainArgs& args, char** argv) {
 
 int run_presets() {
   for (const auto& p : presets())
-    fmt::print("{:<14} dataset {:<15} {} x{} batch {}, {} epochs, {} logical device(s)\n    {}\n", p.name,
-               p.dataset, p.optimizer, p.learning_rate, p.batch_size, p.epochs, p.logical_devices, p.description);
+    fmt::print("{:<14} dataset {:<15} {} x{} batch {}, {}, {}\n    {}\n", p.name, p.dataset, p.optimizer,
+               p.learning_rate, p.batch_size, counted(p.epochs, "epoch"), counted(p.logical_devices, "logical device"),
+               p.description);
   return kExitOk;
 }
 
@@ -353,7 +355,7 @@ int run_sweep(const SweepArgs& args) {
     if (args.scaling && base.max_steps == 0 && !args.train.epochs) base.epochs = 1;
     const std::string root = args.train.run_dir.empty() ? default_runs_root() : args.train.run_dir;
     sweep = std::make_unique<Sweep>(expand_sweep(base, axes), SweepOptions{root, args.scaling, {}});
-    if (!args.train.json) fmt::print("Sweep {}: {} run(s) under {}\n", sweep->id(), sweep->size(), root);
+    if (!args.train.json) fmt::print("Sweep {}: {} under {}\n", sweep->id(), counted(static_cast<int64_t>(sweep->size()), "run"), root);
   } catch (const std::exception& e) {
     return setup_error(e);
   }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "mirror/train/events_json.h"
+#include "mirror/util/words.h"
 
 namespace mirror::cli {
 
@@ -25,8 +26,8 @@ void ProgressPrinter::on_started(const RunStarted& e) {
              e.train_size, e.val_size, e.parameters);
   fmt::print(out_, "Replicas: {} [{}]\n", e.devices.size(), fmt::join(e.devices, ", "));
   fmt::print(out_, "All-reduce: {}\n", e.communicator_reason);
-  fmt::print(out_, "Global batch {} -> shards [{}], {} intra-op thread(s) per replica\n", e.global_batch,
-             fmt::join(e.shard_sizes, ", "), e.intra_op_threads);
+  fmt::print(out_, "Global batch {} -> shards [{}], {} per replica\n", e.global_batch,
+             fmt::join(e.shard_sizes, ", "), counted(e.intra_op_threads, "intra-op thread"));
   std::fflush(out_);
 }
 

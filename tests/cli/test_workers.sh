@@ -114,7 +114,7 @@ if [[ $rc -eq 1 && $((SECONDS - start)) -le 8 && $out == *"could not reach rank 
 start=$SECONDS
 out=$(env "${common[@]}" MASTER_PORT=$((port + 2)) RANK=0 "$bin" train --preset spirals-mlp --timeout 3 2>&1)
 rc=$?
-if [[ $rc -eq 1 && $((SECONDS - start)) -le 8 && $out == *"rank(s) 1 of 2 never came"* ]]; then pass; else fail "missing worker: $rc $out"; fi
+if [[ $rc -eq 1 && $((SECONDS - start)) -le 8 && $out == *"rank 1 of 2 never came"* ]]; then pass; else fail "missing worker: $rc $out"; fi
 
 out=$(python3 - "$bin" $((port + 4)) <<'PY'
 import os, socket, subprocess, sys

@@ -31,6 +31,7 @@
 #include "mirror/runs/run_writer.h"
 #include "mirror/runs/sweep.h"
 #include "mirror/train/trainer.h"
+#include "mirror/util/words.h"
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
 #include "ui/main_window.h"
@@ -189,7 +190,7 @@ class RunsViewTest : public QObject {
     QVERIFY(view.pages()->isTabEnabled(1));
     QCOMPARE(view.scaling_table()->rowCount(), 3);
     QCOMPARE(view.scaling_table()->item(2, 1)->text(), QString("4"));
-    QVERIFY2(view.scaling_text()->text().startsWith("From 1 to 4 replica(s)"), qPrintable(view.scaling_text()->text()));
+    QVERIFY2(view.scaling_text()->text().startsWith("From 1 replica to 4 replicas"), qPrintable(view.scaling_text()->text()));
 
     // Exports: the image shows every run's colour; the SVG is a vector drawing; the reports embed the charts.
     view.set_x_axis(XAxis::kStep);
@@ -206,7 +207,7 @@ class RunsViewTest : public QObject {
     const QString html = text_of(html_path);
     QCOMPARE(html.count("data:image/png;base64,"), 4);  // loss, accuracy, throughput, step time
     QVERIFY(html.contains("<td>0.05</td>"));
-    QVERIFY(html.contains("From 1 to 4 replica(s)"));
+    QVERIFY(html.contains("From 1 replica to 4 replicas"));
     const int at = html.indexOf("base64,") + 7;
     const QImage embedded = QImage::fromData(QByteArray::fromBase64(html.mid(at, html.indexOf('"', at) - at).toLatin1()));
     QCOMPARE(embedded.size(), QSize(900, 420));
@@ -299,7 +300,7 @@ class RunsViewTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(b.table()->rowCount(), before + 1, 5000);
     QCOMPARE(b.table()->item(0, 0)->text(), QString("20261130-120000-new"));  // the newest goes on top
     // ... and counted.
-    QVERIFY2(b.status_line()->text().startsWith(QString("%1 run(s) in").arg(before + 1)),
+    QVERIFY2(b.status_line()->text().startsWith(QString::fromStdString(counted(before + 1, "run")) + " in"),
              qPrintable(b.status_line()->text()));
     // A corrupt run.json is listed as unreadable with the reason, not dropped.
     QDir().mkpath(root_ + "/20261130-130000-broken");

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "mirror/util/json_fields.h"
+#include "mirror/util/words.h"
 
 namespace mirror {
 
@@ -94,22 +95,22 @@ std::string explain_scaling(const std::vector<ScalingRow>& rows) {
   const ScalingRow& a = rows.front();
   const ScalingRow& b = rows.back();
   std::string out = fmt::format(
-      "From {} to {} replica(s) throughput went from {:.0f} to {:.0f} samples/s ({:.2f}x; perfect scaling "
+      "From {} to {} throughput went from {:.0f} to {:.0f} samples/s ({:.2f}x; perfect scaling "
       "would give {:.2f}x, so efficiency is {:.0f}%). ",
-      a.replicas, b.replicas, a.samples_per_sec, b.samples_per_sec, b.speedup, b.ideal_speedup, 100 * b.efficiency);
+      counted(a.replicas, "replica"), counted(b.replicas, "replica"), a.samples_per_sec, b.samples_per_sec, b.speedup, b.ideal_speedup, 100 * b.efficiency);
   if (b.physical_devices == a.physical_devices)
     out += fmt::format(
-        "All replicas share {} physical device(s), so adding logical devices splits the same compute "
+        "All replicas share {}, so adding logical devices splits the same compute "
         "between more replicas: the best possible is no slow-down. ",
-        b.physical_devices);
+        b.physical_devices == 1 ? std::string("one physical device") : counted(b.physical_devices, "physical device"));
   if (b.efficiency > 1.1)
     out += fmt::format(
-        "Efficiency above 100% means {} replica(s) left the hardware idle part of the time: intra-op threads inside "
+        "Efficiency above 100% means {} left the hardware idle part of the time: intra-op threads inside "
         "one replica parallelise small operations poorly, while independent replicas keep every core busy. ",
-        a.replicas);
-  out += fmt::format("A step took {:.2f} ms with {} replica(s) (compute {:.2f}, all-reduce {:.2f}, update {:.2f}) and "
+        counted(a.replicas, "replica"));
+  out += fmt::format("A step took {:.2f} ms with {} (compute {:.2f}, all-reduce {:.2f}, update {:.2f}) and "
                      "{:.2f} ms with {} (compute {:.2f}, all-reduce {:.2f}, update {:.2f}).",
-                     a.step_ms, a.replicas, a.compute_ms, a.allreduce_ms, a.update_ms, b.step_ms, b.replicas,
+                     a.step_ms, counted(a.replicas, "replica"), a.compute_ms, a.allreduce_ms, a.update_ms, b.step_ms, b.replicas,
                      b.compute_ms, b.allreduce_ms, b.update_ms);
   const double grown_sync = (b.allreduce_ms + b.other_ms) - (a.allreduce_ms + a.other_ms);
   if (b.step_ms > a.step_ms && grown_sync > 0.25 * (b.step_ms - a.step_ms))

@@ -17,6 +17,7 @@
 #include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
 #include "mirror/util/json_fields.h"
+#include "mirror/util/words.h"
 
 namespace fs = std::filesystem;
 
@@ -30,7 +31,7 @@ std::string readable_callback(const std::string& key, const nlohmann::json& v) {
     if (key == "lr_schedule") return lr_schedule_from_json(v).describe();
     if (key == "reduce_lr_on_plateau") {
       const PlateauOptions o = plateau_from_json(v);
-      return o.enabled ? fmt::format("{}: x{} after {} epoch(s), min {}", o.watch.monitor, o.factor, o.patience, o.min_lr)
+      return o.enabled ? fmt::format("{}: x{} after {}, min {}", o.watch.monitor, o.factor, counted(o.patience, "epoch"), o.min_lr)
                        : "off";
     }
     const EarlyStoppingOptions o = early_stopping_from_json(v);
@@ -266,7 +267,7 @@ void RunFollower::derive() {
   }
   if (!have_metrics_) r.warnings.push_back("no metrics.jsonl");
   if (skipped_ > 0)
-    r.warnings.push_back(fmt::format("{} malformed line(s) of metrics.jsonl skipped (a write cut short?)", skipped_));
+    r.warnings.push_back(fmt::format("{} of metrics.jsonl skipped (a write cut short?)", counted(skipped_, "malformed line")));
   r.best_val_accuracy = -1;
   for (const auto& e : r.epochs)
     if (e.has_validation) r.best_val_accuracy = std::max(r.best_val_accuracy, e.val_accuracy);

@@ -160,13 +160,18 @@ class C10dGroup : public WorkerGroup {
     const auto deadline = std::chrono::steady_clock::now() + timeout_;
     for (;;) {
       std::string missing;
+      int count = 0;
       for (int r = 0; r < env_.world_size; ++r)
-        if (!store_->check({fmt::format("mirror/host/{}", r)})) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", r);
+        if (!store_->check({fmt::format("mirror/host/{}", r)})) {
+          missing += fmt::format("{}{}", missing.empty() ? "" : ", ", r);
+          ++count;
+        }
       if (missing.empty()) return;
       if (std::chrono::steady_clock::now() > deadline)
-        throw RunError(fmt::format("rank {} waited {} s at {}:{} but rank(s) {} of {} never came; start every worker "
+        throw RunError(fmt::format("rank {} waited {} s at {}:{} but {} {} of {} never came; start every worker "
                                    "with the same WORLD_SIZE, MASTER_ADDR and MASTER_PORT",
-                                   env_.rank, secs, env_.master_addr, env_.master_port, missing, env_.world_size));
+                                   env_.rank, secs, env_.master_addr, env_.master_port, count == 1 ? "rank" : "ranks",
+                                   missing, env_.world_size));
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }

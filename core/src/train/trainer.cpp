@@ -12,6 +12,7 @@
 #include "mirror/strategy/workers.h"
 #include "mirror/util/error.h"
 #include "mirror/util/rng.h"
+#include "mirror/util/words.h"
 
 namespace mirror {
 
@@ -180,8 +181,8 @@ class TrainingLoop {
     if (!stop) return false;
     const bool restore = es.restore_best && best_params_.defined();
     if (restore) strategy_.load_parameters(best_params_);
-    fin.message = fmt::format("early stop at epoch {}: {} has not improved for {} epoch(s) (best {:.4g} at epoch {}{})",
-                              em.epoch, es.watch.monitor, pos_.callbacks.stop_wait, pos_.callbacks.stop_best,
+    fin.message = fmt::format("early stop at epoch {}: {} has not improved for {} (best {:.4g} at epoch {}{})",
+                              em.epoch, es.watch.monitor, counted(pos_.callbacks.stop_wait, "epoch"), pos_.callbacks.stop_best,
                               pos_.callbacks.stop_best_epoch, restore ? ", whose weights were restored" : "");
     return true;
   }
