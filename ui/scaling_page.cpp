@@ -52,6 +52,12 @@ void ScalingPage::set_dark(bool dark) {
   redraw();  // a theme recolours the series: give the phases their colours back
 }
 
+bool ScalingPage::has_study() const {
+  for (const auto& row : scaling_)
+    if (row.replicas != scaling_.front().replicas) return true;
+  return false;
+}
+
 void ScalingPage::redraw() {
   bool replicas_differ = false;
   for (const auto& row : scaling_) replicas_differ = replicas_differ || row.replicas != scaling_.front().replicas;

@@ -24,7 +24,9 @@ class ScalingPage : public QWidget {
   void set_runs(const std::vector<RunRecord>& runs);
   void set_dark(bool dark);
   // Two or more runs: something to compare.
-  bool has_study() const { return scaling_.size() >= 2; }
+  // A scaling study: two or more runs on different replica counts. Runs that differ in anything
+  // else (a learning rate, say) are compared on the curves page, and a report leaves this out.
+  bool has_study() const;
   const std::vector<ScalingRow>& rows() const { return scaling_; }
   QChartView* throughput_chart() const { return throughput_chart_; }
   QChartView* breakdown_chart() const { return breakdown_chart_; }

@@ -220,6 +220,24 @@ class RunsViewTest : public QObject {
     QVERIFY(!view.export_report(tmp_.filePath("no/such/folder/report.html")));
   }
 
+  // Runs that differ only in learning rate are not a scaling study: the report has no Scaling
+  // section (it used to add one, with efficiencies of runs on the same devices).
+  void reportOfRunsOnTheSameDevicesHasNoScalingSection() {
+    const QString root = tmp_.path() + "/lr-only";
+    QDir().mkpath(root);
+    std::vector<RunRecord> runs = {read_run(record_run(root, "20261130-110000-lr1", 0.01, 2).toStdString()),
+                                   read_run(record_run(root, "20261130-110100-lr2", 0.05, 2).toStdString())};
+    CompareView view;
+    view.resize(1200, 800);
+    view.set_runs(runs);
+    const QString path = tmp_.filePath("lr-only.html");
+    QVERIFY(view.export_report(path));
+    const QString html = text_of(path);
+    QVERIFY(!html.contains("<h2>Scaling</h2>"));
+    QCOMPARE(html.count("data:image/png;base64,"), 2);  // loss and accuracy only
+    QVERIFY(html.contains("20261130-110100-lr2"));
+  }
+
   void browserListsRenamesTagsAndAnnotates() {
     RunsBrowser b(root_);
     QTRY_VERIFY_WITH_TIMEOUT(!b.loading(), 10000);
