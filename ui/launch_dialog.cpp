@@ -36,7 +36,10 @@ LaunchDialog::LaunchDialog(const TrainConfig& config, int processes, QWidget* pa
   layout->addWidget(text_);
 
   const std::string root = default_runs_root();
-  const std::filesystem::path file = plan_run_dir((std::filesystem::path(root) / "configs").string(), config) + ".json";
+  std::filesystem::path file = plan_run_dir((std::filesystem::path(root) / "configs").string(), config) + ".json";
+  const std::string stem = file.stem().string();
+  for (int n = 2; std::filesystem::exists(file); ++n)  // two dialogs in one second keep both files
+    file.replace_filename(stem + "-" + std::to_string(n) + ".json");
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
   std::ofstream out(file);

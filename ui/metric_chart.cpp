@@ -110,6 +110,7 @@ void MetricChart::attach_y_axis() {
   if (!c->axes(Qt::Vertical).contains(now)) {
     c->addAxis(now, Qt::AlignLeft);
     for (auto* s : c->series()) s->attachAxis(now);
+    apply_chart_fonts(c);  // the swapped-in axis takes the current (maybe projector) font
   }
 }
 

@@ -6,12 +6,15 @@
 #include <QTimer>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include "mirror/runs/recorded_run.h"
+#include "mirror/util/json_fields.h"
+#include "mirror/runs/run_writer.h"
 #include "mirror/strategy/local_workers.h"
 #include "mirror/strategy/workers.h"
 #include "mirror/util/error.h"
@@ -53,29 +56,56 @@ namespace {
 // between steps while the others wait in their next collective. A worker that dies is still
 // noticed at once (its connections close).
 constexpr std::chrono::seconds kWorkerTimeout{3600};
+std::atomic<int> run_counter{0};  // names each run's config file for its workers apart
 
-// The other workers of a run the window trains as worker 0: `mirrortrain train --config` processes
+// The other workers of a run the window trains as worker 0: `mirrortrain train ARGS` processes
 // started before the run is prepared, reaped on a thread of their own once they end (with the
-// run: a stop or the end is agreed by all workers; a failure of worker 0 ends theirs).
-std::vector<pid_t> start_other_workers(const TrainConfig& config, int processes, int port) {
+// run: a stop or the end is agreed by all workers; a failure of worker 0 ends theirs). `file`, if
+// any, is removed once they have ended.
+std::vector<pid_t> start_other_workers(std::vector<std::string> args, int processes, int port,
+                                       const std::filesystem::path& file = {}) {
   const QString program = RunLauncher::mirrortrain_path();
   if (!QFileInfo(program).isExecutable())
     throw ConfigError(QString("training in %1 processes needs mirrortrain, which is not at %2 (set MIRRORTRAIN to "
                               "its path)").arg(processes).arg(program).toStdString());
-  const auto file = std::filesystem::temp_directory_path() /
-                    ("mirrorbench-workers-" + std::to_string(::getpid()) + "-" + std::to_string(port) + ".json");
-  std::ofstream(file) << to_json(config).dump(1);
+  args.insert(args.begin(), {program.toStdString(), "train"});
+  args.insert(args.end(), {"--timeout", std::to_string(kWorkerTimeout.count())});
   std::vector<pid_t> pids;
-  for (int rank = 1; rank < processes; ++rank)
-    pids.push_back(spawn_worker({program.toStdString(), "train", "--config", file.string(), "--no-record", "--timeout",
-                                 std::to_string(kWorkerTimeout.count())},
-                                local_worker_env(rank, processes, port, "mirrorbench")));
-  std::thread([pids, file] {
-    for (pid_t p : pids) wait_for_worker(p);
+  auto remove_file = [file] {
     std::error_code ec;
-    std::filesystem::remove(file, ec);
+    if (!file.empty()) std::filesystem::remove(file, ec);
+  };
+  try {
+    for (int rank = 1; rank < processes; ++rank)
+      pids.push_back(spawn_worker(args, local_worker_env(rank, processes, port, "mirrorbench")));
+  } catch (...) {  // the ones already started would wait for the others for an hour
+    for (pid_t p : pids) {
+      ::kill(p, SIGTERM);
+      wait_for_worker(p);
+    }
+    remove_file();
+    throw;
+  }
+  std::thread([pids, remove_file] {
+    for (pid_t p : pids) wait_for_worker(p);
+    remove_file();
   }).detach();
   return pids;
+}
+
+// Runs `prepare` as worker 0 of `processes`, the others started as `mirrortrain train ARGS`.
+std::unique_ptr<RecordedRun> as_worker_zero(int processes, std::vector<std::string> args, const std::filesystem::path& file,
+                                            const std::function<std::unique_ptr<RecordedRun>(std::shared_ptr<WorkerGroup>)>& prepare) {
+  const int port = free_loopback_port();
+  const auto others = start_other_workers(std::move(args), processes, port, file);
+  try {
+    auto workers = WorkerGroup::connect(local_worker_env(0, processes, port, "mirrorbench"), kWorkerTimeout,
+                                        std::chrono::seconds(60));
+    return prepare(std::move(workers));
+  } catch (...) {
+    for (pid_t p : others) ::kill(p, SIGTERM);
+    throw;
+  }
 }
 }  // namespace
 
@@ -89,7 +119,28 @@ void RunLauncher::resume_run(const QString& dir, int epochs) {
     options.epochs = epochs;
     options.max_steps = 0;
   }
-  if (!controller_->resume(dir.toStdString(), options)) refuse();
+  // A run trained by several processes resumes with as many (the window is worker 0 again).
+  int processes = 1;
+  try {
+    const nlohmann::json run = RunWriter::read_run_json(dir.toStdString());
+    if (const nlohmann::json* w = json_field(run, "workers"))
+      processes = static_cast<int>(std::max<int64_t>(1, json_int(*w, "world_size")));
+  } catch (const std::exception&) {  // an unreadable run.json: RecordedRun::resume says what is wrong
+  }
+  bool started = false;
+  if (processes > 1) {
+    std::vector<std::string> args = {"--resume", dir.toStdString()};
+    if (epochs > 0) args.insert(args.end(), {"--epochs", std::to_string(epochs)});
+    started = controller_->start([dir = dir.toStdString(), options, processes, args]() mutable {
+      return as_worker_zero(processes, args, {}, [&](std::shared_ptr<WorkerGroup> workers) {
+        options.workers = std::move(workers);
+        return RecordedRun::resume(dir, options);
+      });
+    });
+  } else {
+    started = controller_->resume(dir.toStdString(), options);
+  }
+  if (!started) refuse();
 }
 
 void RunLauncher::start_planned(RunPlan plan, std::function<std::shared_ptr<const Dataset>()> dataset,
@@ -100,16 +151,19 @@ void RunLauncher::start_planned(RunPlan plan, std::function<std::shared_ptr<cons
   Q_EMIT run_begun(what);
   const bool started = controller_->start([plan = std::move(plan), dataset = std::move(dataset), processes]() mutable {
     if (processes > 1) {
-      // This window is worker 0; the others meet it on a free port of 127.0.0.1.
-      const int port = free_loopback_port();
-      const auto others = start_other_workers(plan.config, processes, port);
-      try {
-        plan.workers = WorkerGroup::connect(local_worker_env(0, processes, port, "mirrorbench"), kWorkerTimeout,
-                                            std::chrono::seconds(60));
-      } catch (...) {
-        for (pid_t p : others) ::kill(p, SIGTERM);
-        throw;
+      // This window is worker 0; the others train the same config from a file.
+      const auto file = std::filesystem::temp_directory_path() /
+                        ("mirrorbench-workers-" + std::to_string(::getpid()) + "-" + std::to_string(++run_counter) + ".json");
+      {
+        std::ofstream out(file);
+        out << to_json(plan.config).dump(1);
+        if (!out.good()) throw RunError("cannot write the workers' config to " + file.string());
       }
+      return as_worker_zero(processes, {"--config", file.string(), "--no-record"}, file,
+                            [&](std::shared_ptr<WorkerGroup> workers) {
+                              plan.workers = std::move(workers);
+                              return std::make_unique<RecordedRun>(std::move(plan), dataset());
+                            });
     }
     return std::make_unique<RecordedRun>(std::move(plan), dataset());
   });

@@ -35,6 +35,7 @@ int launch_local_workers(int n, char** argv) {
     fmt::print(stderr, "mirrortrain: error: {}\n", e.what());
     return kExitRunFailed;
   }
+  g_children.reserve(static_cast<size_t>(n));  // never reallocated while a signal may read it
   std::signal(SIGINT, forward_signal);
   std::signal(SIGTERM, forward_signal);
   for (int rank = 0; rank < n; ++rank) {

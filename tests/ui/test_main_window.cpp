@@ -160,6 +160,14 @@ class MainWindowTest : public QObject {
     QCOMPARE(workers->at("world_size").get<int>(), 2);
     QCOMPARE(QString::fromStdString(workers->at("launcher").get<std::string>()), QString("mirrorbench"));
     QCOMPARE(record.run.at("devices").size(), size_t{2});
+    // Resumed from the window, it trains in two processes again (one would not fit its checkpoint).
+    const QString dir = w->run_dir();
+    QSignalSpy resumed(w.get(), &MainWindow::run_finished);
+    w->resume_run(dir, 3);
+    QVERIFY(resumed.wait(120000));
+    QVERIFY2(w->last_result().status == RunStatus::kFinished, w->last_result().message.c_str());
+    QCOMPARE(w->last_result().steps, 3 * 32);
+    QCOMPARE(QString::fromStdString(read_run(dir.toStdString()).status), QString("finished"));
   }
 
   void launchCommandSavesTheConfigAndGivesTorchrunAndSbatch() {

@@ -55,7 +55,9 @@ int progress(void* user, curl_off_t total, curl_off_t now, curl_off_t, curl_off_
 
 // Downloads url to path (via path.part); returns an error message, empty on success.
 std::string download(const std::string& url, const std::string& path, const std::string& name) {
-  const std::string part = path + ".part";
+  // One part file per process: worker processes starting together may all download it; each
+  // renames its complete copy into place, so a reader never sees a half-written file.
+  const std::string part = path + ".part." + std::to_string(::getpid());
   Download d;
   d.name = name;
   d.file = std::fopen(part.c_str(), "wb");

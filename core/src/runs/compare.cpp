@@ -110,7 +110,8 @@ std::string explain_scaling(const std::vector<ScalingRow>& rows) {
         counted(a.replicas, "replica"));
   out += fmt::format("A step took {:.2f} ms with {} (compute {:.2f}, all-reduce {:.2f}, update {:.2f}) and "
                      "{:.2f} ms with {} (compute {:.2f}, all-reduce {:.2f}, update {:.2f}).",
-                     a.step_ms, counted(a.replicas, "replica"), a.compute_ms, a.allreduce_ms, a.update_ms, b.step_ms, b.replicas,
+                     a.step_ms, counted(a.replicas, "replica"), a.compute_ms, a.allreduce_ms, a.update_ms, b.step_ms,
+                     counted(b.replicas, "replica"),
                      b.compute_ms, b.allreduce_ms, b.update_ms);
   const double grown_sync = (b.allreduce_ms + b.other_ms) - (a.allreduce_ms + a.other_ms);
   if (b.step_ms > a.step_ms && grown_sync > 0.25 * (b.step_ms - a.step_ms))

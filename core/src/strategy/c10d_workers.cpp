@@ -116,10 +116,9 @@ class C10dGroup : public WorkerGroup {
       if (env_.rank == 0 && why.find("in use") != std::string::npos)
         throw RunError(fmt::format("port {} on {} is already in use, so rank 0 cannot serve the workers' store "
                                    "there: set MASTER_PORT to a free port", env_.master_port, env_.master_addr));
-      if (env_.rank == 0)
-        throw RunError(fmt::format("rank 0 waited {} s at {}:{} for {} workers, and not all came ({}); start "
-                                   "every worker with the same WORLD_SIZE, MASTER_ADDR and MASTER_PORT",
-                                   secs, env_.master_addr, env_.master_port, env_.world_size, why));
+      if (env_.rank == 0 && !env_.launcher_serves_store)
+        throw RunError(fmt::format("rank 0 could not serve the workers' store at {}:{} ({}); check MASTER_ADDR is "
+                                   "an address of this machine", env_.master_addr, env_.master_port, why));
       throw RunError(fmt::format("rank {} could not reach rank 0's store at {}:{} within {} s ({}); start rank 0 "
                                  "and check MASTER_ADDR and MASTER_PORT", env_.rank, env_.master_addr,
                                  env_.master_port, secs, why));

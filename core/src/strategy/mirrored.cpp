@@ -10,6 +10,7 @@
 #include <cmath>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "mirror/model/builder.h"
 #include "mirror/strategy/cuda_runtime.h"
@@ -162,8 +163,11 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
                                  choice_.reason.empty() ? "" : "; ", processes_);
     choice_.name = communicator_->name();
   }
-  // Worker processes on this host share its cores with ours.
-  const int local_processes = workers_ && workers_->world_size() > 1 ? std::max(1, workers_->env().local_world_size) : 1;
+  // Worker processes on this host share its cores with ours, unless the launcher already gave each
+  // its own CPUs (Slurm's task affinity: this process may use fewer cores than the host has).
+  const bool own_cpus = usable_cores() < static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int local_processes =
+      workers_ && workers_->world_size() > 1 && !own_cpus ? std::max(1, workers_->env().local_world_size) : 1;
   threads_per_replica_ = intra_op_threads_per_replica(n * local_processes, usable_cores(), options_.intra_op_threads);
   const int64_t classes = model.layers.back().output_shape.back();
   top_k_ = static_cast<int>(std::min<int64_t>(options_.top_k, classes));
@@ -295,7 +299,8 @@ StrategyState MirroredStrategy::state() const {
       for (size_t at = 0; at < theirs.size();) {
         const auto len = static_cast<int64_t>(theirs[at++]);
         auto t = torch::empty({len}, torch::kUInt8);
-        for (int64_t k = 0; k < len; ++k) t[k] = static_cast<uint8_t>(theirs[at + static_cast<size_t>(k)]);
+        uint8_t* bytes = t.data_ptr<uint8_t>();
+        for (int64_t k = 0; k < len; ++k) bytes[k] = static_cast<uint8_t>(theirs[at + static_cast<size_t>(k)]);
         at += static_cast<size_t>(len);
         s.dropout_rng.push_back(t);
       }
@@ -321,7 +326,7 @@ void MirroredStrategy::restore(const StrategyState& s) {
       rep.dropout_rng.set_state(s.dropout_rng[static_cast<size_t>(first_replica_) + r]);
     } catch (const c10::Error&) {
       throw DataError(fmt::format("the checkpoint's dropout stream of replica {} does not fit {}: resume on the same "
-                                  "kind of device (CPU or GPU) it was written on", r, devices_[r].name()));
+                                  "kind of device (CPU or GPU) it was written on", first_replica_ + static_cast<int>(r), devices_[r].name()));
     }
   }
   for (auto& rep : replicas_) synchronize_device(rep->device);
