@@ -13,6 +13,16 @@
 
 namespace mirror {
 
+std::shared_ptr<Work> completed_work() {
+  class Completed : public Work {
+   public:
+    void wait() override {}
+    bool is_completed() const override { return true; }
+  };
+  static const auto done = std::make_shared<Completed>();
+  return done;
+}
+
 namespace {
 // GPU tensors: the calling rank's queued work on them must finish before another rank's thread
 // reads or writes them (each replica runs on its own stream). Nothing for CPU tensors.
@@ -20,11 +30,6 @@ void finish_queued_work(const std::vector<torch::Tensor>& tensors) {
   if (!tensors.empty()) synchronize_stream_of(tensors.front());
 }
 
-class CompletedWork : public Work {
- public:
-  void wait() override {}
-  bool is_completed() const override { return true; }
-};
 
 // Base for in-process backends: ranks publish their tensor lists, then meet at barriers.
 class InProcessCommunicator : public Communicator {
@@ -42,7 +47,7 @@ class InProcessCommunicator : public Communicator {
     reduce(rank);
     finish_queued_work(tensors);
     barrier_.arrive_and_wait();
-    return std::make_shared<CompletedWork>();
+    return completed_work();
   }
   void abort(const std::string& reason) override { barrier_.abort(reason); }
   void reset() override { barrier_.reset(); }
@@ -145,7 +150,7 @@ class SingleReplicaCommunicator : public Communicator {
  public:
   std::shared_ptr<Work> allreduce_sum(int rank, std::vector<torch::Tensor>&) override {
     if (rank != 0) throw std::invalid_argument("single-replica communicator: rank must be 0");
-    return std::make_shared<CompletedWork>();
+    return completed_work();
   }
   void abort(const std::string&) override {}
   void reset() override {}

@@ -7,14 +7,6 @@
 
 namespace mirror {
 
-namespace {
-class DoneWork : public Work {
- public:
-  void wait() override {}
-  bool is_completed() const override { return true; }
-};
-}  // namespace
-
 HierarchicalCommunicator::HierarchicalCommunicator(std::unique_ptr<Communicator> local,
                                                    std::shared_ptr<Communicator> cross, int process_rank)
     : local_(std::move(local)), cross_(std::move(cross)), process_rank_(process_rank), barrier_(local_->world_size()) {
@@ -38,7 +30,7 @@ std::shared_ptr<Work> HierarchicalCommunicator::allreduce_sum(int rank, std::vec
   if (rank != 0)
     for (size_t i = 0; i < tensors.size(); ++i) tensors[i].copy_((*root_)[i]);
   barrier_.arrive_and_wait();  // rank 0's tensors stay untouched until everyone has copied them
-  return std::make_shared<DoneWork>();
+  return completed_work();
 }
 
 void HierarchicalCommunicator::abort(const std::string& reason) {

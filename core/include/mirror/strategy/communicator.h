@@ -24,6 +24,10 @@ class Work {
   virtual bool is_completed() const = 0;
 };
 
+// The Work of a collective that finished inside the call (in-process backends, and those that
+// wait before returning).
+std::shared_ptr<Work> completed_work();
+
 // A fixed group of `world_size` ranks (replica threads) that reduce together.
 class Communicator {
  public:
