@@ -348,13 +348,20 @@ int run_sweep(const SweepArgs& args) {
   try {
     TrainConfig base = train_config(args.train);
     base.checkpoints.every_steps = args.train.checkpoint_every;
+    // `--grid lr=0.01 0.1 batch=32 64`: a word without '=' is one more value of the setting before it.
+    std::vector<std::string> specs;
+    for (const auto& word : args.grid) {
+      if (word.find('=') == std::string::npos && !specs.empty()) specs.back() += " " + word;
+      else specs.push_back(word);
+    }
     std::vector<SweepAxis> axes;
-    for (const auto& spec : args.grid) axes.push_back(parse_sweep_axis(spec, base));
+    for (const auto& spec : specs) axes.push_back(parse_sweep_axis(spec, base));
     if (args.scaling) axes.push_back(scaling_axis(args.scaling_devices));
     if (axes.empty()) throw ConfigError("give --grid KEY=V1,V2 (repeatable) or --scaling");
     if (args.scaling && base.max_steps == 0 && !args.train.epochs) base.epochs = 1;
     const std::string root = args.train.run_dir.empty() ? default_runs_root() : args.train.run_dir;
-    sweep = std::make_unique<Sweep>(expand_sweep(base, axes), SweepOptions{root, args.scaling, {}});
+    const int tries = args.tries > 0 ? args.tries : args.scaling ? kScalingTries : 1;
+    sweep = std::make_unique<Sweep>(expand_sweep(base, axes, tries), SweepOptions{root, args.scaling, {}});
     if (!args.train.json) fmt::print("Sweep {}: {} under {}\n", sweep->id(), counted(static_cast<int64_t>(sweep->size()), "run"), root);
   } catch (const std::exception& e) {
     return setup_error(e);

@@ -70,6 +70,7 @@ struct SweepArgs {
   std::vector<std::string> grid;  // "lr=0.01,0.1", one per axis
   bool scaling = false;           // add the scaling study's axis (logical devices)
   std::vector<int> scaling_devices = {1, 2, 4};
+  int tries = 0;                  // runs of each point, interleaved; 0: kScalingTries for --scaling, else 1
 };
 
 struct RunsArgs {

@@ -99,14 +99,18 @@ int main(int argc, char** argv) {
   auto* sweep = app.add_subcommand("sweep", "Train a grid of settings, one run each, and compare them");
   add_train(sweep, sw.train, true);
   sweep->add_option("--grid", sw.grid,
-                    "An axis KEY=V1,V2 (repeatable; KEY: lr, batch, logical, epochs, optimizer, momentum, seed "
-                    "or a dotted config key)");
+                    "A setting and its values, KEY=V1,V2 or KEY=V1 V2 (repeatable; KEY: lr, batch, logical, epochs, "
+                    "optimizer, momentum, seed or a dotted config key)");
   sweep->add_flag("--scaling", sw.scaling,
                   "Scaling study: the same config on 1, 2 and 4 logical devices (1 epoch unless --epochs or "
                   "--max-steps; steady state: the second half of each run's steps), then throughput, speed-up and where each step's time goes");
   sweep->add_option("--scaling-devices", sw.scaling_devices, "Logical-device counts of the scaling study")
       ->delimiter(',')
       ->capture_default_str();
+  sweep->add_option("--tries", sw.tries,
+                    "Runs of each point, interleaved (1, 2, 4, 1, 2, 4, ...): the study reports medians and the "
+                    "spread (default: 3 with --scaling, else 1)")
+      ->check(CLI::Range(1, 100));
 
   ModelArgs s;
   auto* summary = app.add_subcommand("summary", "Print the Keras-style summary of a model on a dataset");

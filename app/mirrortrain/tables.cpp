@@ -44,21 +44,22 @@ void print_comparison(const std::vector<RunRecord>& runs, bool csv) {
 }
 
 void print_scaling(const std::vector<RunRecord>& runs, bool csv) {
-  const auto rows = scaling_rows(runs);
+  const ScalingStudy study = scaling_study(runs);
   std::vector<std::vector<std::string>> cells;
-  for (const auto& r : rows)
-    cells.push_back({r.run, std::to_string(r.replicas), fmt::format("{:.0f}", r.samples_per_sec),
-                     fmt::format("{:.2f}", r.speedup), fmt::format("{:.2f}", r.ideal_speedup),
-                     fmt::format("{:.0f}%", 100 * r.efficiency), fmt::format("{:.2f}", r.step_ms),
-                     fmt::format("{:.2f}", r.compute_ms), fmt::format("{:.2f}", r.allreduce_ms),
-                     fmt::format("{:.2f}", r.update_ms), fmt::format("{:.2f}", r.other_ms)});
-  print_table({"run", "replicas", "samples/s", "speedup", "ideal", "efficiency", "step_ms", "compute_ms",
-               "allreduce_ms", "update_ms", "other_ms"},
+  for (const auto& p : study.points)
+    cells.push_back({std::to_string(p.replicas), std::to_string(p.tries), fmt::format("{:.0f}", p.samples_per_sec),
+                     fmt::format("{:.0f}-{:.0f}", p.samples_per_sec_low, p.samples_per_sec_high),
+                     fmt::format("{:.0f}%", 100 * p.spread), fmt::format("{:.2f}", p.speedup),
+                     fmt::format("{:.2f}-{:.2f}", p.speedup_low, p.speedup_high), fmt::format("{:.2f}", p.ideal_speedup),
+                     fmt::format("{:.0f}%", 100 * p.efficiency), fmt::format("{:.2f}", p.step_ms),
+                     fmt::format("{:.2f}", p.compute_ms), fmt::format("{:.2f}", p.allreduce_ms),
+                     fmt::format("{:.2f}", p.update_ms), fmt::format("{:.2f}", p.other_ms)});
+  print_table({"replicas", "tries", "samples/s", "slowest-fastest", "spread", "speedup", "speedup_range", "ideal",
+               "efficiency", "step_ms", "compute_ms", "allreduce_ms", "update_ms", "other_ms"},
               cells, csv);
-  if (!csv) {
-    const std::string why = explain_scaling(rows);
-    if (!why.empty()) fmt::print("\n{}\n", why);
-  }
+  if (csv) return;
+  fmt::print("(medians of the tries; the steady state: each run's second half of steps)\n\n{}\n{}\n", study.baseline, study.load);
+  if (!study.reading.empty()) fmt::print("\n{}\n", study.reading);
 }
 
 }  // namespace mirror::cli

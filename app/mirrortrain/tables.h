@@ -14,7 +14,8 @@ std::string csv_field(std::string s);
 void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, bool csv);
 // The differing settings and results of `runs` (comparison_table).
 void print_comparison(const std::vector<RunRecord>& runs, bool csv);
-// The scaling study's table (scaling_rows), and for people the paragraph reading it.
+// The scaling study's table, a row per replica count (scaling_study: medians of the tries and
+// their range), and for people the baseline, the load average the runs saw and the reading.
 void print_scaling(const std::vector<RunRecord>& runs, bool csv);
 
 }  // namespace mirror::cli

@@ -106,11 +106,24 @@ if [[ $(grep -c '"type":"step"' "$tmp/sweep-data"/*-sweep-1/metrics.jsonl) -eq 1
 else
   failed=$((failed + 1)); echo "FAIL sweep over dataset.train_size: runs did not train on their own datasets"
 fi
-expect sweep-bad-axis 2 "unknown setting 'learning'" -- "$bin" sweep --preset spirals-mlp --grid learning=0.1
-expect sweep-bad-combination 2 'sweep run 2 of 2 \(batch=0\)' -- "$bin" sweep --preset spirals-mlp --grid batch=8,0
+expect sweep-bad-axis 2 "'learning' is not a setting a sweep can vary" -- "$bin" sweep --preset spirals-mlp --grid learning=0.1
+expect sweep-bad-value 2 "Learning rate: 'fast' is not a number" -- "$bin" sweep --preset spirals-mlp --grid lr=0.1,fast
+expect sweep-bad-combination 2 'run 2 of 2 \(batch=0\) cannot train' -- "$bin" sweep --preset spirals-mlp --grid batch=8,0
 expect sweep-no-axis 2 'give --grid' -- "$bin" sweep --preset spirals-mlp
-expect scaling-study 0 'logical=4 +4 +[0-9]+ +[0-9.]+ +1\.00 +[0-9]+%' -- \
-  "$bin" sweep --preset spirals-mlp --scaling --max-steps 8 --run-dir "$tmp/scaling"
+# Values separated by spaces, as typed: four runs (2 learning rates x 2 batch sizes).
+expect sweep-grid-spaces 0 'Sweep sw-[0-9-]+: 4 runs' -- \
+  "$bin" sweep --preset spirals-mlp --max-steps 2 --grid lr=0.01 0.1 --grid 'batch=16 32' --run-dir "$tmp/sweep-spaces"
+# The scaling study: tries interleaved, medians with the slowest and fastest try, always the load.
+scaling_out=$("$bin" sweep --preset spirals-mlp --scaling --scaling-devices 1,2 --tries 2 --max-steps 8 \
+  --run-dir "$tmp/scaling" 2>&1)
+if grep -qE '^2 +2 +[0-9]+ +[0-9]+-[0-9]+ +[0-9]+% +[0-9.]+ +[0-9.]+-[0-9.]+ +1\.00 +[0-9]+%' <<<"$scaling_out" &&
+   grep -qE '^Load average \(1 minute\): [0-9.]+ when the first run started, at most [0-9.]+ during the study, on [0-9]+ cores?\.' <<<"$scaling_out" &&
+   grep -qE '^Baseline: 1 replica with [0-9]+ threads? on [0-9]+ cores?, median of 2 tries\.' <<<"$scaling_out" &&
+   grep -qE '^\[4/4\] logical=2 try 2/2' <<<"$scaling_out"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); printf 'FAIL scaling-study, output:\n%s\n' "$scaling_out"
+fi
 
 # A run still being written can be read mid-epoch, and reads as running; Ctrl+C stops it cleanly.
 live="$tmp/run-live"

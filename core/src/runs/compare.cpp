@@ -1,8 +1,10 @@
 #include "mirror/runs/compare.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "mirror/util/json_fields.h"
 #include "mirror/util/words.h"
@@ -48,6 +50,14 @@ ComparisonTable comparison_table(const std::vector<RunRecord>& runs) {
   return t;
 }
 
+namespace {
+// A recorded load figure, -1 where it is missing or damaged.
+double load_field(const nlohmann::json& machine, const char* key, double missing) {
+  const double v = json_number(machine, key, missing);
+  return std::isfinite(v) && v >= 0 ? v : missing;
+}
+}  // namespace
+
 std::vector<ScalingRow> scaling_rows(const std::vector<RunRecord>& runs) {
   std::vector<ScalingRow> rows;
   for (const auto& r : runs) {
@@ -75,6 +85,13 @@ std::vector<ScalingRow> scaling_rows(const std::vector<RunRecord>& runs) {
     row.allreduce_ms /= n;
     row.update_ms /= n;
     row.other_ms = std::max(0.0, row.step_ms - row.compute_ms - row.allreduce_ms - row.update_ms);
+    if (const nlohmann::json* machine = json_field(r.run, "machine")) {
+      row.cores = static_cast<int>(json_int(*machine, "cores", 0));
+      row.intra_op_threads = static_cast<int>(json_int(*machine, "intra_op_threads", 0));
+      row.load_at_start = load_field(*machine, "load_average_at_start", -1);
+      row.load_at_end = load_field(*machine, "load_average_at_end", -1);
+      row.other_programs_cores = load_field(*machine, "other_programs_cores", -1);
+    }
     rows.push_back(row);
   }
   std::stable_sort(rows.begin(), rows.end(), [](const ScalingRow& a, const ScalingRow& b) { return a.replicas < b.replicas; });
@@ -90,10 +107,154 @@ std::vector<ScalingRow> scaling_rows(const std::vector<RunRecord>& runs) {
   return rows;
 }
 
-std::string explain_scaling(const std::vector<ScalingRow>& rows) {
-  if (rows.size() < 2) return {};
-  const ScalingRow& a = rows.front();
-  const ScalingRow& b = rows.back();
+namespace {
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Rows of one replica count (consecutive in `rows`) summarised.
+ScalingPoint summarise(std::vector<ScalingRow>::const_iterator first, std::vector<ScalingRow>::const_iterator last) {
+  ScalingPoint p;
+  p.replicas = first->replicas;
+  p.physical_devices = first->physical_devices;
+  p.intra_op_threads = first->intra_op_threads;
+  p.tries = static_cast<int>(last - first);
+  auto median_of = [&](double ScalingRow::*field) {
+    std::vector<double> v;
+    for (auto it = first; it != last; ++it) v.push_back((*it).*field);
+    return median(std::move(v));
+  };
+  p.samples_per_sec = median_of(&ScalingRow::samples_per_sec);
+  const auto [slowest, fastest] = std::minmax_element(
+      first, last, [](const ScalingRow& a, const ScalingRow& b) { return a.samples_per_sec < b.samples_per_sec; });
+  p.samples_per_sec_low = slowest->samples_per_sec;
+  p.samples_per_sec_high = fastest->samples_per_sec;
+  p.spread = p.samples_per_sec > 0 ? (p.samples_per_sec_high - p.samples_per_sec_low) / p.samples_per_sec : 0;
+  p.step_ms = median_of(&ScalingRow::step_ms);
+  p.compute_ms = median_of(&ScalingRow::compute_ms);
+  p.allreduce_ms = median_of(&ScalingRow::allreduce_ms);
+  p.update_ms = median_of(&ScalingRow::update_ms);
+  p.other_ms = median_of(&ScalingRow::other_ms);
+  return p;
+}
+
+std::string threads_in_words(const ScalingPoint& p) {
+  if (p.intra_op_threads <= 0) return counted(p.replicas, "replica");
+  if (p.replicas == 1) return fmt::format("1 replica with {}", counted(p.intra_op_threads, "thread"));
+  return fmt::format("{} with {} each ({} in all)", counted(p.replicas, "replica"), counted(p.intra_op_threads, "thread"),
+                     p.replicas * p.intra_op_threads);
+}
+
+std::string baseline_in_words(const ScalingStudy& s) {
+  const ScalingPoint& base = s.points.front();
+  std::string out = fmt::format("Baseline: {}{}, {}.", threads_in_words(base),
+                                s.cores > 0 ? fmt::format(" on {}", counted(s.cores, "core")) : std::string(),
+                                base.tries == 1 ? std::string("measured once") : fmt::format("median of {} tries", base.tries));
+  std::vector<std::string> others;
+  for (size_t i = 1; i < s.points.size(); ++i) others.push_back(threads_in_words(s.points[i]));
+  if (!others.empty()) out += fmt::format(" Against it: {}.", fmt::join(others, "; "));
+  if (base.intra_op_threads > 0 && s.cores > 0 && base.replicas * base.intra_op_threads < s.cores)
+    out += fmt::format(" The baseline used fewer threads than the {} cores, so part of any speed-up comes from "
+                       "using more threads, not from more replicas.",
+                       s.cores);
+  return out;
+}
+
+std::string load_in_words(const ScalingStudy& s) {
+  if (s.first_load < 0 && s.highest_load < 0) return "The runs recorded no load average (they were recorded by an older version).";
+  std::string out = fmt::format("Load average (1 minute): {:.2f} when the first run started, at most {:.2f} during the study",
+                                s.first_load < 0 ? s.highest_load : s.first_load, s.highest_load);
+  if (s.cores > 0) out += fmt::format(", on {}", counted(s.cores, "core"));
+  out += ".";
+  if (s.other_programs_cores >= 0)
+    out += fmt::format(" Other programs used at most {:.2f} cores during a run.", s.other_programs_cores);
+  return out;
+}
+}  // namespace
+
+ScalingStudy scaling_study(const std::vector<RunRecord>& runs) {
+  ScalingStudy s;
+  s.runs = scaling_rows(runs);
+  for (auto it = s.runs.cbegin(); it != s.runs.cend();) {
+    auto end = std::find_if(it, s.runs.cend(), [&](const ScalingRow& r) { return r.replicas != it->replicas; });
+    s.points.push_back(summarise(it, end));
+    it = end;
+  }
+  if (s.points.empty()) return s;
+  const ScalingPoint base = s.points.front();
+  for (auto& p : s.points) {
+    auto against_base = [&](double v) { return base.samples_per_sec > 0 ? v / base.samples_per_sec : 0; };
+    p.speedup = against_base(p.samples_per_sec);
+    p.speedup_low = against_base(p.samples_per_sec_low);
+    p.speedup_high = against_base(p.samples_per_sec_high);
+    p.ideal_speedup = static_cast<double>(p.physical_devices) / base.physical_devices;
+    p.efficiency = p.speedup / p.ideal_speedup;
+    if (p.tries > 1) {
+      s.measured_once = false;
+      s.largest_spread = std::max(s.largest_spread, p.spread);
+    }
+  }
+  // The machine: the first run in time says how busy it was before the study began (later runs
+  // start in the wake of the study's own earlier runs, which the load average still counts).
+  std::string first_started;
+  for (const auto& r : runs) {
+    const nlohmann::json* machine = json_field(r.run, "machine");
+    if (r.steps.empty() || !machine) continue;
+    s.cores = std::max(s.cores, static_cast<int>(json_int(*machine, "cores", 0)));
+    const std::string started = json_string(r.run, "started_at", "");
+    if (first_started.empty() || started < first_started) {
+      first_started = started;
+      s.first_load = load_field(*machine, "load_average_at_start", -1);
+    }
+  }
+  for (const auto& r : s.runs) {
+    s.highest_load = std::max({s.highest_load, r.load_at_start, r.load_at_end});
+    s.other_programs_cores = std::max(s.other_programs_cores, r.other_programs_cores);
+  }
+  s.noisy = s.largest_spread > kNoisySpread;
+  const bool others_busy = s.other_programs_cores > std::max(kBusyCores, 0.1 * s.cores);
+  const bool loaded_before = s.cores > 0 && s.first_load > s.cores;
+  s.busy = others_busy || loaded_before;
+  s.baseline = baseline_in_words(s);
+  s.load = load_in_words(s);
+  if (s.points.size() < 2) return s;
+  std::vector<std::string> doubts;
+  if (others_busy)
+    doubts.push_back(fmt::format("The machine was busy: other programs used up to {:.2f} of its {} while the runs "
+                                 "measured.",
+                                 s.other_programs_cores, counted(s.cores, "core")));
+  if (loaded_before)
+    doubts.push_back(fmt::format("The machine was busy: its load average was {:.2f} on {} before the first run.", s.first_load,
+                                 counted(s.cores, "core")));
+  if (s.noisy) {
+    const auto worst = std::max_element(s.points.begin(), s.points.end(), [](const ScalingPoint& a, const ScalingPoint& b) {
+      return (a.tries > 1 ? a.spread : 0) < (b.tries > 1 ? b.spread : 0);
+    });
+    doubts.push_back(fmt::format("The tries disagree: with {} they ranged from {:.0f} to {:.0f} samples/s, {:.0f}% of "
+                                 "the median.",
+                                 counted(worst->replicas, "replica"), worst->samples_per_sec_low, worst->samples_per_sec_high,
+                                 100 * worst->spread));
+  }
+  if (!doubts.empty()) {
+    s.reading = fmt::format("{} So these numbers cannot be explained yet: run the study again on a quiet machine, "
+                            "with more tries or more steps per run.",
+                            fmt::join(doubts, " "));
+    return s;
+  }
+  s.reading = s.measured_once ? "Each device count was measured once, so how much the numbers vary is unknown; run the "
+                                "study with several tries before trusting them. "
+                              : fmt::format("Medians of the tries, which agreed within {:.0f}%. ", 100 * s.largest_spread);
+  s.reading += explain_scaling(s.points);
+  return s;
+}
+
+std::string explain_scaling(const std::vector<ScalingPoint>& points) {
+  if (points.size() < 2) return {};
+  const ScalingPoint& a = points.front();
+  const ScalingPoint& b = points.back();
   std::string out = fmt::format(
       "From {} to {} throughput went from {:.0f} to {:.0f} samples/s ({:.2f}x; perfect scaling "
       "would give {:.2f}x, so efficiency is {:.0f}%). ",

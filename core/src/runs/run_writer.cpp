@@ -12,6 +12,7 @@
 
 #include "mirror/train/events_json.h"
 #include "mirror/util/error.h"
+#include "mirror/util/threads.h"
 
 namespace mirror {
 
@@ -112,6 +113,10 @@ void RunWriter::on_started(const RunStarted& e) {
   run_["communicator"] = {{"name", e.communicator}, {"reason", e.communicator_reason}};
   run_["parameters"] = e.parameters;
   run_["steps_per_epoch"] = e.steps_per_epoch;
+  // How busy the machine was: a scaling study tells a quiet measurement from a shared one.
+  run_["machine"] = {{"cores", usable_cores()}, {"intra_op_threads", e.intra_op_threads}};
+  if (const auto load = load_average()) run_["machine"]["load_average_at_start"] = *load;
+  cpu_use_.emplace();
   try {
     write_run_json();
   } catch (const std::exception&) {
@@ -140,6 +145,10 @@ void RunWriter::on_finished(const RunFinished& e) {
   run_["message"] = e.message;
   run_["ended_at"] = now_iso8601();
   run_["final"] = to_json(e);
+  if (cpu_use_ && run_.contains("machine")) {
+    if (const auto load = load_average()) run_["machine"]["load_average_at_end"] = *load;
+    if (const auto others = cpu_use_->other_programs_cores()) run_["machine"]["other_programs_cores"] = *others;
+  }
   try {
     write_run_json();
   } catch (const std::exception&) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <sstream>
 
 #include "mirror/data/registry.h"
 #include "mirror/runs/run_reader.h"
@@ -32,6 +33,15 @@ nlohmann::json parse_value(const std::string& text) {
   return v;
 }
 
+// "learning rates", for the settings a person sweeps by their short names; the name itself else.
+std::string setting_in_words(const std::string& name) {
+  static const std::map<std::string, std::string> words = {
+      {"lr", "Learning rate"}, {"batch", "Batch size"}, {"logical", "Logical devices"}, {"epochs", "Epochs"},
+      {"optimizer", "Optimizer"}, {"momentum", "Momentum"}, {"seed", "Seed"}};
+  const auto it = words.find(name);
+  return it == words.end() ? name : it->second;
+}
+
 std::string text_of(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 std::string trim(const std::string& s) {
@@ -44,46 +54,48 @@ std::string trim(const std::string& s) {
 SweepAxis parse_sweep_axis(const std::string& spec, const TrainConfig& base) {
   const size_t eq = spec.find('=');
   if (eq == std::string::npos)
-    throw ConfigError(fmt::format("sweep axis '{}': expected KEY=V1,V2,... (e.g. lr=0.01,0.1)", spec));
+    throw ConfigError(fmt::format("'{}': write a setting, '=' and its values, for example lr=0.01,0.1", spec));
   SweepAxis axis;
   axis.name = trim(spec.substr(0, eq));
   const auto alias = short_names().find(axis.name);
   axis.key = alias == short_names().end() ? axis.name : alias->second;
+  const std::string words = setting_in_words(axis.name);
   const nlohmann::json reference = to_json(base);
   if (axis.key.empty() || axis.key == "model" || !reference.contains(pointer(axis.key)) ||
       reference.at(pointer(axis.key)).is_structured()) {
     std::string known;
     for (const auto& [k, v] : short_names()) known += (known.empty() ? "" : ", ") + k;
-    throw ConfigError(fmt::format("sweep axis '{}': unknown setting '{}' (use {} or a dotted config key such as "
-                                  "optimizer.learning_rate)",
-                                  spec, axis.name, known));
+    throw ConfigError(fmt::format("'{}' is not a setting a sweep can vary (unknown setting): use one of {}, or a "
+                                  "setting as a run's config.json names it, such as optimizer.learning_rate",
+                                  axis.name, known));
   }
-  const std::string list = spec.substr(eq + 1);
-  size_t begin = 0;
-  while (begin <= list.size()) {
-    size_t comma = list.find(',', begin);
-    if (comma == std::string::npos) comma = list.size();
-    const std::string item = trim(list.substr(begin, comma - begin));
-    if (!item.empty()) {
-      nlohmann::json v = parse_value(item);
-      const nlohmann::json& like = reference.at(pointer(axis.key));
-      if (like.is_number() != v.is_number() || like.is_boolean() != v.is_boolean() ||
-          (like.is_number_integer() && !v.is_number_integer()))
-        throw ConfigError(fmt::format("sweep axis '{}': '{}' is not a valid value for {} (expected {})", spec, item,
-                                      axis.key, like.is_number_integer() ? "a whole number" : like.is_number() ? "a number" : like.is_boolean() ? "true or false" : "a word"));
-      axis.values.push_back(std::move(v));
-    }
-    begin = comma + 1;
+  const nlohmann::json& like = reference.at(pointer(axis.key));
+  const char* expected = like.is_number_integer() ? "a whole number" : like.is_number() ? "a number"
+                         : like.is_boolean()      ? "true or false" : "a word";
+  // Values are separated by commas, spaces or both: "0.01,0.1", "0.01 0.1", "0.01, 0.1".
+  std::string list = spec.substr(eq + 1);
+  for (char& c : list)
+    if (c == ',' || c == '\t') c = ' ';
+  std::istringstream items(list);
+  std::string item;
+  while (items >> item) {
+    nlohmann::json v = parse_value(item);
+    if (like.is_number() != v.is_number() || like.is_boolean() != v.is_boolean() ||
+        (like.is_number_integer() && !v.is_number_integer()))
+      throw ConfigError(fmt::format("{}: '{}' is not {}", words, item, expected));
+    axis.values.push_back(std::move(v));
   }
-  if (axis.values.empty()) throw ConfigError(fmt::format("sweep axis '{}': no values", spec));
+  if (axis.values.empty()) throw ConfigError(fmt::format("{}: no values given (separate several by commas or spaces)", words));
   return axis;
 }
 
-std::vector<SweepPoint> expand_sweep(const TrainConfig& base, const std::vector<SweepAxis>& axes) {
+std::vector<SweepPoint> expand_sweep(const TrainConfig& base, const std::vector<SweepAxis>& axes, int tries) {
   size_t total = 1;
   for (const auto& a : axes) total *= a.values.size();
-  if (axes.empty() || total == 0) throw ConfigError("a sweep needs at least one axis with values");
-  if (total > 1000) throw ConfigError(fmt::format("a sweep of {} runs is too large (at most 1000)", total));
+  if (axes.empty() || total == 0) throw ConfigError("a sweep needs at least one setting with values");
+  if (tries < 1 || tries > 100) throw ConfigError(fmt::format("{} tries per point: give 1 to 100", tries));
+  if (total * static_cast<size_t>(tries) > 1000)
+    throw ConfigError(fmt::format("a sweep of {} runs is too large (at most 1000)", total * static_cast<size_t>(tries)));
   const nlohmann::json base_json = to_json(base);
   std::vector<SweepPoint> out;
   for (size_t i = 0; i < total; ++i) {
@@ -103,12 +115,16 @@ std::vector<SweepPoint> expand_sweep(const TrainConfig& base, const std::vector<
       p.config = config_from_json(j);
       p.config.validate();
     } catch (const ConfigError& e) {
-      throw ConfigError(fmt::format("sweep run {} of {} ({}): {}", i + 1, total, label, e.what()));
+      throw ConfigError(fmt::format("run {} of {} ({}) cannot train: {}", i + 1, total, label, e.what()));
     }
     p.label = std::move(label);
     out.push_back(std::move(p));
   }
-  return out;
+  if (tries == 1) return out;
+  std::vector<SweepPoint> repeated;
+  for (int t = 1; t <= tries; ++t)
+    for (const SweepPoint& p : out) repeated.push_back({p.config, fmt::format("{} try {}/{}", p.label, t, tries)});
+  return repeated;
 }
 
 SweepAxis scaling_axis(const std::vector<int>& logical_devices) {

@@ -47,6 +47,15 @@ TEST(Sweep, PlansEachPointAsATaggedRunAndRunsThemThroughRecordedRun) {
   EXPECT_EQ(last.meta.name, "lr=0.1 logical=2");
   EXPECT_EQ(last.run["config"]["devices"]["logical"], 2);
   EXPECT_DOUBLE_EQ(last.run["config"]["optimizer"]["learning_rate"].get<double>(), 0.1);
+  // How busy the machine was, for the scaling study to judge its numbers by.
+  ASSERT_TRUE(last.run.contains("machine"));
+  const nlohmann::json& machine = last.run.at("machine");
+  EXPECT_GE(machine.value("cores", 0), 1);
+  EXPECT_GE(machine.value("intra_op_threads", 0), 1);
+  EXPECT_GE(machine.value("load_average_at_start", -1.0), 0.0);
+  EXPECT_GE(machine.value("load_average_at_end", -1.0), 0.0);
+  // Measured only over a second or more (this run is usually shorter): /proc/stat counts in 10 ms ticks.
+  if (machine.contains("other_programs_cores")) EXPECT_GE(machine.at("other_programs_cores").get<double>(), 0.0);
 }
 
 TEST(Sweep, LoadsEachDatasetOnceAndTakesOneAlreadyLoaded) {
@@ -74,11 +83,16 @@ TEST(Sweep, AxesParseWithShortNamesAndCheckTheirValues) {
   EXPECT_DOUBLE_EQ(lr.values[2].get<double>(), 1e-3);
   EXPECT_EQ(parse_sweep_axis("optimizer=adam,sgd").values[1], "sgd");
   EXPECT_EQ(parse_sweep_axis("devices.logical=1,2").name, "devices.logical");
-  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr"); }).find("KEY=V1,V2"), std::string::npos);
+  // Values separated by spaces, as a person types them, or by commas and spaces.
+  EXPECT_EQ(parse_sweep_axis("lr=0.01 0.1").values.size(), 2u);
+  EXPECT_EQ(parse_sweep_axis("batch= 16,  32 ,64").values, (std::vector<nlohmann::json>{16, 32, 64}));
+  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr"); }).find("for example lr=0.01,0.1"), std::string::npos);
   EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("learning_rate=0.1"); }).find("unknown setting"), std::string::npos);
   EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("model=1"); }).find("unknown setting"), std::string::npos);
   EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("batch=32.5"); }).find("whole number"), std::string::npos);
-  EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr=fast"); }).find("a number"), std::string::npos);
+  // Errors name the setting as a person calls it, not as the config spells it.
+  EXPECT_EQ(error_of<ConfigError>([] { parse_sweep_axis("lr=fast"); }), "Learning rate: 'fast' is not a number");
+  EXPECT_EQ(error_of<ConfigError>([] { parse_sweep_axis("logical=1 two"); }), "Logical devices: 'two' is not a whole number");
   EXPECT_NE(error_of<ConfigError>([] { parse_sweep_axis("lr=,"); }).find("no values"), std::string::npos);
   // Keys are those of the base config: Adam's betas exist only for Adam-family optimizers.
   TrainConfig adam;
@@ -107,6 +121,20 @@ TEST(Sweep, GridExpandsFirstAxisSlowestAndRejectsAnImpossibleCombinationUpFront)
   EXPECT_EQ(scaling[2].config.devices.logical, 4);
   EXPECT_EQ(scaling[2].label, "logical=4");
   const std::string err = error_of<ConfigError>([&] { expand_sweep(base, {parse_sweep_axis("lr=0.1,-1")}); });
-  EXPECT_NE(err.find("sweep run 2 of 2 (lr=-1)"), std::string::npos) << err;
+  EXPECT_NE(err.find("run 2 of 2 (lr=-1) cannot train"), std::string::npos) << err;
   EXPECT_NE(error_of<ConfigError>([&] { expand_sweep(base, {}); }), "");
+}
+
+TEST(Sweep, TriesRepeatTheWholeGridInterleaved) {
+  TrainConfig base = config_from_preset("spirals-mlp");
+  const auto points = expand_sweep(base, {scaling_axis({1, 2, 4})}, 3);
+  ASSERT_EQ(points.size(), 9u);
+  std::vector<int> order;
+  for (const auto& p : points) order.push_back(p.config.devices.logical);
+  // 1, 2, 4, 1, 2, 4, ...: a machine that grows busy halfway slows every point, not only the last.
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 4, 1, 2, 4, 1, 2, 4}));
+  EXPECT_EQ(points[0].label, "logical=1 try 1/3");
+  EXPECT_EQ(points[8].label, "logical=4 try 3/3");
+  EXPECT_EQ(expand_sweep(base, {scaling_axis({1, 2})}, 1)[1].label, "logical=2");
+  EXPECT_NE(error_of<ConfigError>([&] { expand_sweep(base, {scaling_axis({1})}, 0); }).find("1 to 100"), std::string::npos);
 }

@@ -9,9 +9,11 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "mirror/train/events.h"
+#include "mirror/util/machine_load.h"
 
 namespace mirror {
 
@@ -54,6 +56,8 @@ class RunWriter : public EventSink {
   // Step and epoch lines carry "wall": seconds since this writer started (a reader adds the
   // time recorded before a resume).
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  // What else the machine ran while this session of the run trained: run.json's "machine".
+  std::optional<CpuUseMeter> cpu_use_;
 };
 
 // This machine's host name, as run.json records it.

@@ -27,7 +27,7 @@ struct SweepAxis {
   std::vector<nlohmann::json> values;
 };
 
-// Parses "KEY=V1,V2,...". KEY is a dotted key of `base`'s config (as to_json writes it:
+// Parses "KEY=V1,V2,..." (values separated by commas, spaces or both: "lr=0.01 0.1"). KEY is a dotted key of `base`'s config (as to_json writes it:
 // "optimizer.beta1" exists for Adam-family optimizers only) or one of the short names lr, batch,
 // logical, epochs, optimizer, momentum, seed. Values are numbers, true/false or words, of the
 // key's type. Throws ConfigError for a malformed spec, an unknown key or an empty value list.
@@ -39,9 +39,15 @@ struct SweepPoint {
 };
 
 // Every combination, the first axis varying slowest, each the base config with the axis values
-// set. Throws ConfigError naming the combination when one is not a valid config (a batch smaller
-// than the replica count, a negative learning rate, ...), before anything is trained.
-std::vector<SweepPoint> expand_sweep(const TrainConfig& base, const std::vector<SweepAxis>& axes);
+// set. With `tries` > 1 the whole grid is run that many times, interleaved (1, 2, 4, 1, 2, 4, ...
+// rather than 1, 1, 2, 2, ...) so that a machine growing busier or quieter spreads over every
+// point instead of favouring one; labels then end in "try 2/3". Throws ConfigError naming the
+// combination when one is not a valid config (a batch smaller than the replica count, a negative
+// learning rate, ...), before anything is trained.
+std::vector<SweepPoint> expand_sweep(const TrainConfig& base, const std::vector<SweepAxis>& axes, int tries = 1);
+
+// Tries per point of a scaling study unless told otherwise: enough to see a spread.
+inline constexpr int kScalingTries = 3;
 
 // The scaling study's grid: the same config on each of these logical-device counts.
 SweepAxis scaling_axis(const std::vector<int>& logical_devices = {1, 2, 4});
