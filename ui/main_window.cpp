@@ -231,6 +231,13 @@ void MainWindow::on_dataset_changed() {
   if (d) {
     model_->set_input(input_spec(*d), true);
     remember_dataset();
+    // A dataset the model cannot take: offer the preset made for it rather than only the error.
+    const std::string name = dataset_->options().name;
+    QString offer;
+    if (!model_->analysis().ok())
+      for (const auto& p : presets())
+        if (p.dataset == name && offer.isEmpty()) offer = QString::fromStdString(p.name);
+    model_->offer_preset(offer, QString::fromStdString(name));
   } else {
     model_->set_input({}, false);
   }
@@ -245,7 +252,11 @@ void MainWindow::update_train_enabled() {
   else if (!dataset_->dataset()) why = "no dataset loaded";
   else if (!training_->problem().isEmpty()) why = training_->problem();
   else if (!devices_->problem().isEmpty()) why = devices_->problem();
-  else if (!model_->ok()) why = "model: " + model_->problem();
+  else if (!model_->ok()) {
+    why = "model: " + model_->problem();
+    if (!model_->offered_preset().isEmpty())
+      why += QString(" (the Model tab offers the %1 preset, made for this dataset)").arg(model_->offered_preset());
+  }
   train_->setEnabled(!running && why.isEmpty());
   sweep_action_->setEnabled(!running && why.isEmpty());
   scaling_action_->setEnabled(!running && why.isEmpty());
@@ -302,7 +313,7 @@ void MainWindow::start_scaling_study() {
   TrainConfig base = current_config();
   base.epochs = 1;
   try {
-    start_sweep(expand_sweep(base, {scaling_axis({1, 2, 4})}), true);
+    start_sweep(expand_sweep(base, {scaling_axis({1, 2, 4})}, kScalingTries), true);
   } catch (const ConfigError& e) {
     show_error(e.what(), "Cannot run the scaling study:");
   }
@@ -389,6 +400,14 @@ void MainWindow::on_sweep_finished(const QStringList& dirs, bool cancelled, int 
 void MainWindow::show_error(const QString& message, const QString& headline) {
   banner_->setText("<b>" + headline.toHtmlEscaped() + "</b> " + message.toHtmlEscaped());
   banner_->setVisible(true);
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::WindowStateChange && full_screen_) {
+    const QSignalBlocker quiet(full_screen_);
+    full_screen_->setChecked(isFullScreen());
+  }
+  QMainWindow::changeEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

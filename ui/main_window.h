@@ -87,6 +87,7 @@ class MainWindow : public QMainWindow {
   QAction* stop_action() const { return stop_; }
   QAction* dark_action() const { return dark_; }
   QAction* projector_action() const { return projector_; }
+  QAction* full_screen_action() const { return full_screen_; }
   QLabel* error_banner() const { return banner_; }
   QLabel* train_blocked_label() const { return blocked_; }
   const RunMetrics& metrics() const;
@@ -106,6 +107,8 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  // Keeps View → Full screen checked exactly while the window is full screen, however it got there.
+  void changeEvent(QEvent* event) override;
 
  private:
   // main_window_menus.cpp: the toolbar, the menus and what their entries do.
@@ -150,6 +153,7 @@ class MainWindow : public QMainWindow {
   QComboBox* pace_ = nullptr;
   QAction* dark_;
   QAction* projector_;
+  QAction* full_screen_;
   QAction* sweep_action_;
   QAction* scaling_action_;
   QMenu* recent_;

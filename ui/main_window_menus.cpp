@@ -15,9 +15,11 @@
 #include <QTextStream>
 #include <QToolBar>
 
+#include "mirror/runs/sweep.h"
 #include "ui/chart_widgets.h"
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
+#include "ui/help.h"
 #include "ui/live_page.h"
 #include "ui/live_run.h"
 #include "ui/main_window.h"
@@ -80,8 +82,10 @@ void MainWindow::build_actions() {
   run->addSeparator();
   sweep_action_ = run->addAction("Sweep…", this, &MainWindow::open_sweep_dialog);
   sweep_action_->setToolTip("Train every combination of learning rates, batch sizes and device counts, then compare");
-  scaling_action_ = run->addAction("Scaling study (1, 2, 4 logical devices)", this, &MainWindow::start_scaling_study);
-  scaling_action_->setToolTip("The same config on 1, 2 and 4 logical devices: throughput, efficiency, where the time goes");
+  scaling_action_ = run->addAction(QString("Scaling study (1, 2, 4 logical devices, %1 tries each)").arg(kScalingTries),
+                                   this, &MainWindow::start_scaling_study);
+  scaling_action_->setToolTip("The same config for one epoch on 1, 2 and 4 logical devices, interleaved: the median "
+                              "throughput and its spread, efficiency, where the time goes");
   tb->addSeparator();
   tb->addAction(scaling_action_);
   auto* runs = menuBar()->addMenu("R&uns");
@@ -101,14 +105,24 @@ void MainWindow::build_actions() {
   connect(dark_, &QAction::toggled, this, &MainWindow::set_dark);
   projector_ = view->addAction("Projector mode (large fonts, thick lines)");
   projector_->setCheckable(true);
-  projector_->setShortcut(QKeySequence("F11"));
+  projector_->setShortcut(QKeySequence("Ctrl+Shift+P"));
   connect(projector_, &QAction::toggled, this, &MainWindow::set_projector);
+  full_screen_ = view->addAction("Full screen");
+  full_screen_->setCheckable(true);
+  full_screen_->setShortcut(QKeySequence("F11"));
+  // Leaving full screen gives back what the window was before (maximised, say).
+  connect(full_screen_, &QAction::toggled, this,
+          [this](bool on) { setWindowState(on ? windowState() | Qt::WindowFullScreen : windowState() & ~Qt::WindowFullScreen); });
   view->addAction(log_scale_);
   learning_rate_chart_ = view->addAction("Learning-rate chart");
   learning_rate_chart_->setCheckable(true);
   learning_rate_chart_->setToolTip("Shows the rate each step used; turns on by itself when a run's rate changes.");
   connect(learning_rate_chart_, &QAction::triggered, live_page_, &LivePage::show_learning_rate);
   auto* help = menuBar()->addMenu("&Help");
+  help->addAction("Getting started", QKeySequence::HelpContents, this,
+                  [this] { HelpDialog(HelpDialog::Page::kGettingStarted, this, this).exec(); });
+  help->addAction("Keyboard", this, [this] { HelpDialog(HelpDialog::Page::kKeyboard, this, this).exec(); });
+  help->addSeparator();
   help->addAction("About", this, [this] {
     QMessageBox::about(this, "Mirror Workbench",
                        "Mirrored synchronous data-parallel training (TensorFlow MirroredStrategy semantics) on "

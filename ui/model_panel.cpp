@@ -27,6 +27,42 @@ const QStringList kTypes = {"Embedding",          "CategoryEncoding",      "Conv
                             "MaxPooling1D",       "MaxPooling2D",          "GlobalMaxPooling1D",
                             "GlobalAveragePooling1D", "Flatten",          "Dense",   "Dropout", "Activation"};
 
+// What a new layer of each type starts with, and what its settings mean (the Keras names; a
+// setting left out takes the default the hint gives).
+struct LayerHelp {
+  const char* type;
+  const char* defaults;
+  const char* hint;
+};
+const LayerHelp kHelp[] = {
+    {"Embedding", "input_dim=vocab, output_dim=64",
+     "input_dim: vocabulary size (vocab: the dataset's); output_dim: the length of each token's vector"},
+    {"CategoryEncoding", "num_tokens=vocab, output_mode=multi_hot",
+     "num_tokens: vocabulary size (vocab: the dataset's); output_mode: multi_hot (default) or count"},
+    {"Conv1D", "filters=32, kernel_size=3, padding=valid, activation=relu",
+     "filters and kernel_size (required); strides (default 1); padding: valid (default) or same; activation "
+     "(default linear); use_bias (default true)"},
+    {"Conv2D", "filters=32, kernel_size=3, padding=valid, activation=relu",
+     "filters and kernel_size (required; 3 or [3,3]); strides (default 1); padding: valid (default) or same; "
+     "activation (default linear); use_bias (default true)"},
+    {"MaxPooling1D", "pool_size=2", "pool_size (default 2); strides (default: pool_size); padding: valid or same"},
+    {"MaxPooling2D", "pool_size=2", "pool_size (default 2 or [2,2]); strides (default: pool_size); padding: valid or same"},
+    {"GlobalMaxPooling1D", "", "no settings: the largest value of each channel over the sequence"},
+    {"GlobalAveragePooling1D", "", "no settings: the mean of each channel over the sequence"},
+    {"Flatten", "", "no settings: one vector per example"},
+    {"Dense", "units=64, activation=relu",
+     "units (required; classes: the dataset's class count); activation: linear (default), relu, sigmoid, tanh, "
+     "softmax, gelu or elu; use_bias (default true)"},
+    {"Dropout", "rate=0.5", "rate: the fraction of inputs zeroed while training, from 0 up to (not including) 1"},
+    {"Activation", "activation=relu", "activation: linear, relu, sigmoid, tanh, softmax, gelu or elu"},
+};
+
+const LayerHelp& help_for(const QString& type) {
+  for (const auto& h : kHelp)
+    if (type == h.type) return h;
+  return kHelp[std::size(kHelp) - 3];  // Dense
+}
+
 // "filters=64, kernel_size=5, activation=relu" from a layer's JSON (its type left out).
 QString settings_text(const nlohmann::json& layer) {
   QStringList parts;
@@ -94,8 +130,15 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
   summary_->setReadOnly(true);
   summary_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   summary_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  hint_ = new QLabel;
+  hint_->setObjectName("layer_hint");
+  hint_->setWordWrap(true);
   status_ = new QLabel;
   status_->setWordWrap(true);
+  offer_ = new QPushButton;
+  offer_->setObjectName("offer_preset");
+  offer_->hide();
+  connect(offer_, &QPushButton::clicked, this, [this] { Q_EMIT preset_chosen(offered_); });
   auto* layout = new QVBoxLayout(this);
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel("Preset"));
@@ -103,7 +146,9 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
   layout->addLayout(top);
   layout->addWidget(table_, 2);
   layout->addLayout(buttons);
+  layout->addWidget(hint_);
   layout->addWidget(status_);
+  layout->addWidget(offer_, 0, Qt::AlignLeft);
   layout->addWidget(summary_, 3);
 
   connect(preset_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
@@ -112,6 +157,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
   connect(table_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
     if (!updating_ && item->column() == kSettings) rebuild_from_table();
   });
+  connect(table_, &QTableWidget::currentCellChanged, this, [this](int row) { show_hint(row); });
   connect(add, &QPushButton::clicked, this, [this] {
     LayerSpec dense;
     dense.kind = LayerKind::kDense;
@@ -122,8 +168,19 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
       rebuild_from_table();
       return;
     }
+    // Before the selected layer, else before the last Dense (the output layer, usually): a layer
+    // appended after the output would be an error at once.
     ModelSpec s = spec_;
-    const int at = table_->currentRow() >= 0 ? table_->currentRow() + 1 : static_cast<int>(s.layers.size());
+    int at = static_cast<int>(s.layers.size());
+    if (table_->currentRow() >= 0) {
+      at = table_->currentRow();
+    } else {
+      for (int i = at - 1; i >= 0; --i)
+        if (s.layers[static_cast<size_t>(i)].kind == LayerKind::kDense) {
+          at = i;
+          break;
+        }
+    }
     s.layers.insert(s.layers.begin() + at, dense);
     set_spec(s);
     table_->setCurrentCell(at, kSettings);
@@ -155,6 +212,7 @@ void ModelPanel::set_spec(const ModelSpec& spec) {
   spec_ = spec;
   fill_table();
   analyse();
+  show_hint(table_->currentRow());
 }
 
 void ModelPanel::show_preset(const QString& name) {
@@ -175,11 +233,26 @@ void ModelPanel::add_row(const LayerSpec& layer) {
   auto* type = new QComboBox;
   type->addItems(kTypes);
   type->setCurrentText(keras_type(layer.kind));
-  connect(type, &QComboBox::currentTextChanged, this, [this] { rebuild_from_table(); });
+  type->setToolTip(help_for(type->currentText()).hint);
+  // A new type starts from its own defaults: the old type's settings rarely apply ("filters" on a
+  // Dense), and a row that does not parse would leave the summary behind.
+  connect(type, &QComboBox::currentTextChanged, this, [this, type](const QString& name) {
+    type->setToolTip(help_for(name).hint);
+    for (int r = 0; r < table_->rowCount(); ++r)
+      if (table_->cellWidget(r, kType) == type && table_->item(r, kSettings)) {
+        updating_ = true;
+        table_->item(r, kSettings)->setText(help_for(name).defaults);
+        updating_ = false;
+        table_->setCurrentCell(r, kSettings);
+        show_hint(r);
+      }
+    rebuild_from_table();
+  });
   table_->setCellWidget(row, kType, type);
   ModelSpec one;
   one.layers = {layer};
   auto* settings = new QTableWidgetItem(settings_text(to_json(one)["layers"][0]));
+  settings->setToolTip(help_for(keras_type(layer.kind)).hint);
   table_->setItem(row, kSettings, settings);
   for (int c : {kShape, kParams}) {
     auto* item = new QTableWidgetItem;
@@ -259,6 +332,7 @@ void ModelPanel::analyse() {
     return;
   }
   analysis_ = analyze(spec_, input_);
+  if (analysis_.ok()) offer_preset({}, {});
   updating_ = true;
   for (int r = 0; r < table_->rowCount() && r < static_cast<int>(analysis_.layers.size()); ++r) {
     const auto& l = analysis_.layers[static_cast<size_t>(r)];
@@ -274,6 +348,18 @@ void ModelPanel::analyse() {
   status_->setText(analysis_.ok() ? QString("%1 parameters; the model fits the data.").arg(analysis_.total_params)
                                   : QString("<span style='color:#c0392b'>%1</span>")
                                         .arg(QString::fromStdString(analysis_.describe_errors()).toHtmlEscaped()));
+}
+
+void ModelPanel::show_hint(int row) {
+  auto* type = row >= 0 ? qobject_cast<QComboBox*>(table_->cellWidget(row, kType)) : nullptr;
+  hint_->setText(type ? QString("<b>%1</b>: %2").arg(type->currentText(), QString(help_for(type->currentText()).hint).toHtmlEscaped())
+                      : QString("Select a layer to see its settings; Add puts a Dense layer before the selected one."));
+}
+
+void ModelPanel::offer_preset(const QString& preset, const QString& dataset) {
+  offered_ = preset;
+  offer_->setText(QString("Use the %1 preset, made for %2").arg(preset, dataset));
+  offer_->setVisible(!preset.isEmpty());
 }
 
 QString ModelPanel::problem() const {

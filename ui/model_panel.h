@@ -10,6 +10,7 @@
 class QComboBox;
 class QLabel;
 class QPlainTextEdit;
+class QPushButton;
 class QTableWidget;
 
 namespace mirror::ui {
@@ -33,6 +34,11 @@ class ModelPanel : public QWidget {
   QString problem() const;
   QComboBox* preset_box() const { return preset_; }
   QTableWidget* table() const { return table_; }
+  QLabel* hint() const { return hint_; }
+  // Offers a preset that fits the data (a button emitting preset_chosen); an empty name hides it.
+  void offer_preset(const QString& preset, const QString& dataset);
+  QPushButton* offer_button() const { return offer_; }
+  const QString& offered_preset() const { return offered_; }
 
  Q_SIGNALS:
   void preset_chosen(const QString& name);
@@ -45,11 +51,16 @@ class ModelPanel : public QWidget {
   void analyse();
   void move_row(int delta);
   void mark_custom();
+  // The selected row's type: its settings and their defaults.
+  void show_hint(int row);
 
   QComboBox* preset_;
   QTableWidget* table_;
   QPlainTextEdit* summary_;
+  QLabel* hint_;
   QLabel* status_;
+  QPushButton* offer_;
+  QString offered_;
   ModelSpec spec_;
   InputSpec input_;
   ModelAnalysis analysis_;

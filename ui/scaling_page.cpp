@@ -3,6 +3,8 @@
 #include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
+#include <QBoxPlotSeries>
+#include <QBoxSet>
 #include <QChart>
 #include <QChartView>
 #include <QHeaderView>
@@ -17,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mirror/util/words.h"
 #include "ui/chart_widgets.h"
 
 namespace mirror::ui {
@@ -24,6 +27,8 @@ namespace mirror::ui {
 ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
   throughput_chart_ = new_chart_view("Throughput and scaling efficiency");
   breakdown_chart_ = new_chart_view("Mean step time (ms): where it goes");
+  throughput_chart_->setObjectName("scaling_throughput");
+  breakdown_chart_->setObjectName("scaling_breakdown");
   table_ = new QTableWidget;
   table_->setObjectName("scaling_table");
   table_->verticalHeader()->setVisible(false);
@@ -42,7 +47,7 @@ ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
 }
 
 void ScalingPage::set_runs(const std::vector<RunRecord>& runs) {
-  scaling_ = scaling_rows(runs);
+  study_ = scaling_study(runs);
   redraw();
 }
 
@@ -52,44 +57,38 @@ void ScalingPage::set_dark(bool dark) {
   redraw();  // a theme recolours the series: give the phases their colours back
 }
 
-bool ScalingPage::has_study() const {
-  for (const auto& row : scaling_)
-    if (row.replicas != scaling_.front().replicas) return true;
-  return false;
-}
+bool ScalingPage::has_study() const { return study_.points.size() >= 2; }
 
 void ScalingPage::redraw() {
-  bool replicas_differ = false;
-  for (const auto& row : scaling_) replicas_differ = replicas_differ || row.replicas != scaling_.front().replicas;
-  text_->setText(scaling_.size() < 2 ? "Select two or more runs, ideally the same config on different device counts."
-                         : !replicas_differ ? "These runs all use the same number of replicas; the numbers below compare their speed only."
-                                            : QString::fromStdString(explain_scaling(scaling_)));
+  const auto& points = study_.points;
+  const bool same_replicas = points.size() == 1 && study_.runs.size() >= 2;
+  text_->setText(same_replicas ? "These runs all use the same number of replicas; the numbers below compare their speed only."
+                 : points.size() < 2 ? "Select two or more runs, ideally the same config on different device counts."
+                                      : QString::fromStdString(study_.reading + "\n\n" + study_.baseline + " " + study_.load));
 
-  const QStringList header = {"run", "replicas", "samples/s", "speed-up", "ideal", "efficiency", "step ms",
-                              "compute ms", "all-reduce ms", "update ms", "other ms"};
+  const QStringList header = {"replicas", "tries", "samples/s (median)", "slowest–fastest", "spread", "speed-up",
+                              "ideal", "efficiency", "step ms", "compute ms", "all-reduce ms", "update ms", "other ms"};
   table_->clear();
   table_->setColumnCount(static_cast<int>(header.size()));
-  table_->setRowCount(static_cast<int>(scaling_.size()));
+  table_->setRowCount(static_cast<int>(points.size()));
   table_->setHorizontalHeaderLabels(header);
-  for (size_t r = 0; r < scaling_.size(); ++r) {
-    const ScalingRow& s = scaling_[r];
-    const QStringList cells = {QString::fromStdString(s.run), QString::number(s.replicas),
-                               QString::number(s.samples_per_sec, 'f', 0), QString::number(s.speedup, 'f', 2),
-                               QString::number(s.ideal_speedup, 'f', 2), QString("%1%").arg(100 * s.efficiency, 0, 'f', 0),
-                               QString::number(s.step_ms, 'f', 2), QString::number(s.compute_ms, 'f', 2),
-                               QString::number(s.allreduce_ms, 'f', 2), QString::number(s.update_ms, 'f', 2),
-                               QString::number(s.other_ms, 'f', 2)};
+  for (size_t r = 0; r < points.size(); ++r) {
+    const ScalingPoint& s = points[r];
+    const QStringList cells = {QString::number(s.replicas), QString::number(s.tries),
+                               QString::number(s.samples_per_sec, 'f', 0),
+                               QString("%1–%2").arg(s.samples_per_sec_low, 0, 'f', 0).arg(s.samples_per_sec_high, 0, 'f', 0),
+                               s.tries > 1 ? QString("%1%").arg(100 * s.spread, 0, 'f', 0) : QString("–"),
+                               QString::number(s.speedup, 'f', 2), QString::number(s.ideal_speedup, 'f', 2),
+                               QString("%1%").arg(100 * s.efficiency, 0, 'f', 0), QString::number(s.step_ms, 'f', 2),
+                               QString::number(s.compute_ms, 'f', 2), QString::number(s.allreduce_ms, 'f', 2),
+                               QString::number(s.update_ms, 'f', 2), QString::number(s.other_ms, 'f', 2)};
     for (int c = 0; c < cells.size(); ++c) table_->setItem(static_cast<int>(r), c, read_only_cell(cells[c]));
   }
   table_->resizeColumnsToContents();
   fit_height(table_);
 
   QStringList categories;
-  for (const auto& s : scaling_) categories << QString("%1 replica%2").arg(s.replicas).arg(s.replicas == 1 ? "" : "s");
-  if (categories.removeDuplicates() > 0) {  // several runs per count: name them
-    categories.clear();
-    for (const auto& s : scaling_) categories << QString("%1: %2").arg(s.replicas).arg(QString::fromStdString(s.run));
-  }
+  for (const auto& s : points) categories << QString::fromStdString(counted(s.replicas, "replica"));
   auto reset = [](QChart* chart) {
     chart->removeAllSeries();
     for (auto* axis : chart->axes()) {
@@ -97,7 +96,7 @@ void ScalingPage::redraw() {
       delete axis;
     }
   };
-  auto attach = [&categories](QChart* chart, QAbstractBarSeries* series, const QString& y_title, double y_max) {
+  auto attach = [&categories](QChart* chart, QAbstractSeries* series, const QString& y_title, double y_max) {
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
     x->append(categories);
@@ -113,21 +112,29 @@ void ScalingPage::redraw() {
   };
   QChart* throughput = throughput_chart_->chart();
   reset(throughput);
-  auto* bars = new QBarSeries;
-  auto* measured = new QBarSet("measured");
-  auto* ideal = new QBarSet("perfect scaling");
-  measured->setColor(palette_colour(0));
-  ideal->setColor(QColor(200, 200, 200));
-  const double base = scaling_.empty() ? 0 : scaling_.front().samples_per_sec;
+  // Each count's tries as a box from the slowest to the fastest, the median across it.
+  auto* measured = new QBoxPlotSeries;
+  measured->setName("measured: median, slowest–fastest try");
+  measured->setBrush(palette_colour(0).lighter(150));
+  measured->setPen(QPen(palette_colour(0), 2));
+  const double base = points.empty() ? 0 : points.front().samples_per_sec;
   double top = 0;
-  for (const auto& s : scaling_) {
-    *measured << s.samples_per_sec;
-    *ideal << base * s.ideal_speedup;
-    top = std::max({top, s.samples_per_sec, base * s.ideal_speedup});
+  for (const auto& s : points) {
+    measured->append(new QBoxSet(s.samples_per_sec_low, s.samples_per_sec_low, s.samples_per_sec, s.samples_per_sec_high,
+                                 s.samples_per_sec_high));
+    top = std::max({top, s.samples_per_sec_high, base * s.ideal_speedup});
   }
-  bars->append(measured);
-  bars->append(ideal);
-  attach(throughput, bars, "samples/s", top);
+  attach(throughput, measured, "samples/s", top);
+  QAbstractAxis* x_axis = throughput->axes(Qt::Horizontal)[0];
+  QAbstractAxis* y_axis = throughput->axes(Qt::Vertical)[0];
+  auto* ideal = new QLineSeries;
+  ideal->setName("perfect scaling");
+  ideal->setPen(QPen(QColor(150, 150, 150), 2, Qt::DashLine));
+  ideal->setPointsVisible(true);
+  for (size_t i = 0; i < points.size(); ++i) ideal->append(static_cast<double>(i), base * points[i].ideal_speedup);
+  throughput->addSeries(ideal);
+  ideal->attachAxis(x_axis);
+  ideal->attachAxis(y_axis);
   // Scaling efficiency on its own axis, over the same categories.
   auto* efficiency = new QLineSeries;
   efficiency->setName("efficiency (%)");
@@ -136,9 +143,9 @@ void ScalingPage::redraw() {
   efficiency->setPointLabelsVisible(true);
   efficiency->setPointLabelsFormat("@yPoint%");
   double most = 100;
-  for (size_t i = 0; i < scaling_.size(); ++i) {
-    efficiency->append(static_cast<double>(i), std::round(100 * scaling_[i].efficiency));
-    most = std::max(most, 100 * scaling_[i].efficiency);
+  for (size_t i = 0; i < points.size(); ++i) {
+    efficiency->append(static_cast<double>(i), std::round(100 * points[i].efficiency));
+    most = std::max(most, 100 * points[i].efficiency);
   }
   throughput->addSeries(efficiency);
   auto* percent = new QValueAxis;
@@ -148,26 +155,26 @@ void ScalingPage::redraw() {
   percent->setRange(0, percent_top);
   percent->setTickCount(std::min(9, static_cast<int>(percent_top / 50) + 1));
   throughput->addAxis(percent, Qt::AlignRight);
-  efficiency->attachAxis(throughput->axes(Qt::Horizontal)[0]);
+  efficiency->attachAxis(x_axis);
   efficiency->attachAxis(percent);
 
   QChart* breakdown = breakdown_chart_->chart();
   reset(breakdown);
   auto* stacked = new QStackedBarSeries;
-  const std::pair<const char*, double ScalingRow::*> phases[] = {{"compute", &ScalingRow::compute_ms},
-                                                                 {"all-reduce", &ScalingRow::allreduce_ms},
-                                                                 {"update", &ScalingRow::update_ms},
-                                                                 {"other", &ScalingRow::other_ms}};
+  const std::pair<const char*, double ScalingPoint::*> phases[] = {{"compute", &ScalingPoint::compute_ms},
+                                                                   {"all-reduce", &ScalingPoint::allreduce_ms},
+                                                                   {"update", &ScalingPoint::update_ms},
+                                                                   {"other", &ScalingPoint::other_ms}};
   const QColor phase_colours[] = {palette_colour(0), palette_colour(3), palette_colour(2), palette_colour(7)};
   for (size_t p = 0; p < std::size(phases); ++p) {
     auto* set = new QBarSet(phases[p].first);
     set->setColor(phase_colours[p]);
-    for (const auto& s : scaling_) *set << s.*(phases[p].second);
+    for (const auto& s : points) *set << s.*(phases[p].second);
     stacked->append(set);
   }
   double longest = 0;
-  for (const auto& s : scaling_) longest = std::max(longest, s.compute_ms + s.allreduce_ms + s.update_ms + s.other_ms);
-  attach(breakdown, stacked, "ms per step", longest);
+  for (const auto& s : points) longest = std::max(longest, s.compute_ms + s.allreduce_ms + s.update_ms + s.other_ms);
+  attach(breakdown, stacked, "ms per step (medians)", longest);
   for (QChart* chart : {throughput, breakdown}) apply_chart_fonts(chart);
 }
 

@@ -19,7 +19,7 @@ SweepDialog::SweepDialog(const TrainConfig& base, QWidget* parent) : QDialog(par
   batch_ = new QLineEdit(QString::number(base.batch_size));
   logical_ = new QLineEdit(QString::number(base.devices.logical));
   for (auto* field : {lr_, batch_, logical_}) {
-    field->setPlaceholderText("values separated by commas");
+    field->setPlaceholderText("values separated by commas or spaces");
     connect(field, &QLineEdit::textChanged, this, &SweepDialog::update);
   }
   epochs_ = new QSpinBox;
@@ -44,8 +44,15 @@ SweepDialog::SweepDialog(const TrainConfig& base, QWidget* parent) : QDialog(par
   connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(new QLabel("Every combination is trained as its own recorded run, one after another, on the "
-                               "current model and dataset; the runs are compared when the last one ends."));
+  const QString model = QString::fromStdString(base.preset.empty() ? base.model.name : base.preset);
+  const QString devices = base.devices.devices == "cpu" ? QString("the CPU") : QString::fromStdString(base.devices.devices);
+  intro_ = new QLabel(QString("Trains dataset <b>%1</b> with model <b>%2</b> on <b>%3</b>. Every combination of the "
+                              "values below is its own recorded run, one after another; the runs are compared when "
+                              "the last one ends.")
+                          .arg(QString::fromStdString(base.dataset.name).toHtmlEscaped(), model.toHtmlEscaped(),
+                               devices.toHtmlEscaped()));
+  intro_->setWordWrap(true);
+  layout->addWidget(intro_);
   layout->addLayout(form);
   layout->addWidget(preview_);
   layout->addWidget(buttons_);

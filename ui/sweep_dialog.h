@@ -26,6 +26,8 @@ class SweepDialog : public QDialog {
   const std::vector<SweepPoint>& points() const { return points_; }
   const QString& problem() const { return problem_; }
 
+  // What the runs train: the dataset, the model and the devices.
+  QLabel* intro() const { return intro_; }
   QLineEdit* learning_rates() const { return lr_; }
   QLineEdit* batch_sizes() const { return batch_; }
   QLineEdit* logical_devices() const { return logical_; }
@@ -43,6 +45,7 @@ class SweepDialog : public QDialog {
   QLineEdit* logical_;
   QSpinBox* epochs_;
   QSpinBox* max_steps_;
+  QLabel* intro_;
   QLabel* preview_;
   QDialogButtonBox* buttons_;
 };

@@ -7,6 +7,8 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -23,6 +25,7 @@
 #include "ui/chart_widgets.h"
 #include "ui/dataset_panel.h"
 #include "ui/devices_panel.h"
+#include "ui/help.h"
 #include "ui/launch_dialog.h"
 #include "mirror/strategy/workers.h"
 #include "ui/metric_chart.h"
@@ -110,6 +113,58 @@ class MainWindowTest : public QObject {
     QCOMPARE(table->item(0, 2)->text(), QString("error"));
     table->item(0, 1)->setText("units=32, activation=relu");
     QVERIFY2(w->train_action()->isEnabled(), qPrintable(w->train_blocked_label()->text()));
+  }
+
+  // The model editor's traps: Add put the layer after the output (an error at once); a new type
+  // kept the old settings; a dataset the model cannot take opened on an error with no way out.
+  void modelEditorAddsBeforeTheOutputFillsDefaultsAndOffersAFittingPreset() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 2);
+    if (QTest::currentTestFailed()) return;
+    ModelPanel* m = w->model_panel();
+    QTableWidget* table = m->table();
+    auto* add = [&]() -> QPushButton* {
+      for (auto* b : m->findChildren<QPushButton*>())
+        if (b->text() == "Add") return b;
+      return nullptr;
+    }();
+    QVERIFY(add);
+    const int layers = table->rowCount();
+    const QString output = table->item(layers - 1, 1)->text();
+    table->setCurrentCell(-1, -1);
+    add->click();
+    QCOMPARE(table->rowCount(), layers + 1);
+    QCOMPARE(table->item(layers, 1)->text(), output);  // the output layer stays last
+    QVERIFY2(w->train_action()->isEnabled(), qPrintable(w->train_blocked_label()->text()));
+    table->setCurrentCell(0, 1);
+    add->click();
+    QCOMPARE(table->rowCount(), layers + 2);
+    QCOMPARE(table->currentRow(), 0);  // before the selected row
+    // A new type starts from its defaults, the summary follows, the hint says what the settings are.
+    auto* type = qobject_cast<QComboBox*>(table->cellWidget(0, 0));
+    type->setCurrentText("Dropout");
+    QCOMPARE(table->item(0, 1)->text(), QString("rate=0.5"));
+    QVERIFY2(m->ok(), qPrintable(m->problem()));
+    QVERIFY2(m->findChild<QPlainTextEdit*>()->toPlainText().contains("dropout (Dropout)"),
+             qPrintable(m->findChild<QPlainTextEdit*>()->toPlainText()));
+    QVERIFY2(m->hint()->text().contains("rate: the fraction"), qPrintable(m->hint()->text()));
+    type->setCurrentText("Dense");
+    QCOMPARE(table->item(0, 1)->text(), QString("units=64, activation=relu"));
+    QVERIFY(w->train_action()->isEnabled());
+    // A convolutional model on 2-feature points: the matching preset is offered, and taken.
+    for (const auto& p : presets())
+      if (p.name == "fashion-cnn") m->set_spec(p.model);
+    w->dataset_panel()->set_dataset("spirals");
+    w->dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset() &&
+                                 w->dataset_panel()->dataset()->info().name == "spirals", 30000);
+    QVERIFY(!w->train_action()->isEnabled());
+    QCOMPARE(m->offered_preset(), QString("spirals-mlp"));
+    QVERIFY2(w->train_blocked_label()->text().contains("offers the spirals-mlp preset"),
+             qPrintable(w->train_blocked_label()->text()));
+    m->offer_button()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(w->train_action()->isEnabled(), 30000);
+    QVERIFY(m->offered_preset().isEmpty());
   }
 
   void trainProducesChartPointsAndFinishes() {
@@ -233,6 +288,47 @@ class MainWindowTest : public QObject {
     const QSize normal_need = w.minimumSizeHint();
     QVERIFY2(normal_need.width() <= 1280 && normal_need.height() <= 720,
              qPrintable(QString("normal mode needs %1 x %2").arg(normal_need.width()).arg(normal_need.height())));
+  }
+
+  // Help: one getting-started page on the four tabs, training and comparing; a keyboard page listing
+  // every shortcut the window has; F11 is a real full screen, projector mode has its own key.
+  void helpPagesAndFullScreen() {
+    MainWindow w(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QString start = HelpDialog(HelpDialog::Page::kGettingStarted, &w).html();
+    for (const char* tab : {"<b>Data</b>", "<b>Model</b>", "<b>Training</b>", "<b>Devices</b>", "<b>Train</b>", "<b>Runs</b>"})
+      QVERIFY2(start.contains(tab), tab);
+    const QString keyboard = HelpDialog(HelpDialog::Page::kKeyboard, &w).html();
+    int with_keys = 0;
+    for (const QAction* a : w.findChildren<QAction*>()) {
+      if (a->shortcut().isEmpty()) continue;
+      ++with_keys;
+      const QString keys = a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped();
+      QVERIFY2(keyboard.contains("<b>" + keys + "</b>"), qPrintable(keys + " " + a->text()));
+    }
+    QVERIFY(with_keys >= 8);
+    const auto shortcuts = keyboard_shortcuts(&w);
+    auto what = [&](const QString& keys) {
+      for (const auto& s : shortcuts)
+        if (s.keys == keys) return s.what;
+      return QString();
+    };
+    QCOMPARE(what("F11"), QString("Full screen"));
+    QCOMPARE(what("Ctrl+Shift+P"), QString("Projector mode (large fonts, thick lines)"));
+    QCOMPARE(what(QKeySequence("Ctrl+Return").toString(QKeySequence::NativeText)), QString("Train"));
+    // F11 makes the window full screen and gives back its state; projector mode is untouched.
+    QVERIFY(!w.isFullScreen());
+    w.full_screen_action()->trigger();
+    QTRY_VERIFY(w.isFullScreen());
+    QVERIFY(!w.projector_action()->isChecked());
+    w.full_screen_action()->trigger();
+    QTRY_VERIFY(!w.isFullScreen());
+    // Leaving full screen by other means unchecks the action.
+    w.full_screen_action()->trigger();
+    QTRY_VERIFY(w.isFullScreen());
+    w.showNormal();
+    QTRY_VERIFY(!w.full_screen_action()->isChecked());
   }
 
   void stopHaltsWithinAStep() {

@@ -2,6 +2,8 @@
 // trash, following a run another process writes), the compare view on three recorded runs, its
 // exports, and sweeps and the scaling study started from the window.
 #include <QAction>
+#include <QBoxPlotSeries>
+#include <QBoxSet>
 #include <QBuffer>
 #include <QChart>
 #include <QChartView>
@@ -189,8 +191,22 @@ class RunsViewTest : public QObject {
     // The runs differ in device count: the scaling page reads them.
     QVERIFY(view.pages()->isTabEnabled(1));
     QCOMPARE(view.scaling_table()->rowCount(), 3);
-    QCOMPARE(view.scaling_table()->item(2, 1)->text(), QString("4"));
-    QVERIFY2(view.scaling_text()->text().startsWith("From 1 replica to 4 replicas"), qPrintable(view.scaling_text()->text()));
+    QCOMPARE(view.scaling_table()->item(2, 0)->text(), QString("4"));
+    QCOMPARE(view.scaling_table()->item(2, 1)->text(), QString("1"));  // tries
+    // One run per count: the page says the spread is unknown before reading the numbers.
+    const QString reading = view.scaling_text()->text();
+    QVERIFY2(reading.startsWith("Each device count was measured once") && reading.contains("From 1 replica to 4 replicas") &&
+                 reading.contains("Baseline: 1 replica") && reading.contains("Load average (1 minute)"),
+             qPrintable(reading));
+    // Throughput: a box per count (slowest, median, fastest try) against a perfect-scaling line.
+    auto* throughput = view.findChild<QChartView*>("scaling_throughput");
+    QVERIFY(throughput);
+    QBoxPlotSeries* boxes = nullptr;
+    for (QAbstractSeries* series : throughput->chart()->series())
+      if (auto* b = qobject_cast<QBoxPlotSeries*>(series)) boxes = b;
+    QVERIFY(boxes);
+    QCOMPARE(boxes->count(), 3);
+    QCOMPARE(QString::number(boxes->boxSets()[2]->at(QBoxSet::Median), 'f', 0), view.scaling_table()->item(2, 2)->text());
 
     // Exports: the image shows every run's colour; the SVG is a vector drawing; the reports embed the charts.
     view.set_x_axis(XAxis::kStep);
@@ -378,7 +394,16 @@ class RunsViewTest : public QObject {
     QCOMPARE(d.points().size(), size_t{12});
     d.batch_sizes()->setText("16,fast");
     QVERIFY(d.points().empty());
-    QVERIFY2(d.problem().contains("whole number"), qPrintable(d.problem()));
+    // Named as the field is, not by its config key.
+    QCOMPARE(d.problem(), QString("Batch size: 'fast' is not a whole number"));
+    // Spaces separate values as commas do.
+    d.batch_sizes()->setText("16 32");
+    d.learning_rates()->setText("0.01 0.1,  1");
+    QCOMPARE(d.points().size(), size_t{12});
+    // The dialog says what the runs will train: the dataset, the model and the devices.
+    const QString intro = d.intro()->text();
+    QVERIFY2(intro.contains("<b>spirals</b>") && intro.contains("<b>spirals-mlp</b>") && intro.contains("<b>the CPU</b>"),
+             qPrintable(intro));
     d.batch_sizes()->setText("32");
     d.logical_devices()->setText("1");
     d.learning_rates()->setText("0.1");
@@ -406,8 +431,10 @@ class RunsViewTest : public QObject {
       whole = trainer.run(none, control);
     }
     QCOMPARE(whole.status, RunStatus::kFinished);
-    // The same run in the window, stopped part-way.
+    // The same run in the window, stopped part-way: paced, so that it cannot end before Stop
+    // (unpaced, a quiet machine trains all 384 steps between two looks at the step count).
     QSignalSpy finished(&w, &MainWindow::run_finished);
+    w.set_pace(100);
     w.start_run(c, data);
     const QString dir = w.run_dir();
     QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 40, 30000);
@@ -423,6 +450,7 @@ class RunsViewTest : public QObject {
     b->select_runs({dir});
     QVERIFY(b->resume_button()->isEnabled());
     finished.clear();
+    w.set_pace(0);
     b->resume_button()->click();
     QVERIFY(finished.wait(60000));
     QCOMPARE(w.last_result().status, RunStatus::kFinished);
@@ -489,12 +517,13 @@ class RunsViewTest : public QObject {
     // The scaling study: 1, 2 and 4 logical devices, shown on the scaling page.
     done.clear();
     w.start_scaling_study();
-    QVERIFY(done.wait(180000));
-    QCOMPARE(done.at(0).at(0).toStringList().size(), 3);
+    QVERIFY(done.wait(240000));
+    QCOMPARE(done.at(0).at(0).toStringList().size(), 3 * kScalingTries);  // interleaved tries of each count
     QCOMPARE(w.compare_view()->pages()->currentIndex(), 1);
     QCOMPARE(w.compare_view()->scaling_table()->rowCount(), 3);
-    QCOMPARE(w.compare_view()->scaling_table()->item(0, 1)->text(), QString("1"));
-    QCOMPARE(w.compare_view()->scaling_table()->item(2, 1)->text(), QString("4"));
+    QCOMPARE(w.compare_view()->scaling_table()->item(0, 0)->text(), QString("1"));
+    QCOMPARE(w.compare_view()->scaling_table()->item(2, 0)->text(), QString("4"));
+    QCOMPARE(w.compare_view()->scaling_table()->item(2, 1)->text(), QString::number(kScalingTries));
     qInfo("scaling study: %s", qPrintable(w.compare_view()->scaling_text()->text()));
 
     // Stop during a sweep ends the sweep, not just the run.
