@@ -5,13 +5,19 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFrame>
+#include <QHBoxLayout>
 #include <QLabel>
-#include <QProgressBar>
+#include <QLineEdit>
+#include <QMessageBox>
 #include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -93,6 +99,29 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   banner_->setVisible(false);
   banner_->setStyleSheet("QLabel { background: #fdecea; color: #611a15; border: 1px solid #c0392b; padding: 6px; }");
   banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* offer_frame = new QFrame;
+  offer_frame->setFrameShape(QFrame::StyledPanel);
+  resume_offer_ = offer_frame;
+  resume_offer_->setObjectName("resume_offer");
+  resume_offer_->setVisible(false);
+  resume_text_ = new QLabel;
+  resume_text_->setWordWrap(true);
+  auto* resume_last = new QPushButton("Resume");
+  resume_last->setObjectName("resume_last");
+  auto* dismiss_last = new QPushButton("Not now");
+  dismiss_last->setObjectName("dismiss_last");
+  auto* offer_layout = new QHBoxLayout(resume_offer_);
+  offer_layout->addWidget(resume_text_, 1);
+  offer_layout->addWidget(resume_last);
+  offer_layout->addWidget(dismiss_last);
+  connect(resume_last, &QPushButton::clicked, this, [this] {
+    resume_offer_->setVisible(false);
+    if (settings_) resume_run(settings_->last_run());
+  });
+  connect(dismiss_last, &QPushButton::clicked, this, [this] {
+    resume_offer_->setVisible(false);
+    if (settings_) settings_->save_last_run({});  // the Runs page still lists it
+  });
   live_page_ = new LivePage(launcher_->live());
   browser_ = new RunsBrowser;
   compare_ = new CompareView;
@@ -109,6 +138,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   auto* right = new QWidget;
   auto* right_layout = new QVBoxLayout(right);
   right_layout->setContentsMargins(0, 0, 0, 0);
+  right_layout->addWidget(resume_offer_);
   right_layout->addWidget(banner_);
   right_layout->addWidget(views_, 1);
   auto* split = new QSplitter;
@@ -168,6 +198,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
     split->restoreState(layout.split);
     dark_->setChecked(layout.dark);
     projector_->setChecked(layout.projector);
+    offer_last_run();
   }
   rebuild_recent_menu();
   update_train_enabled();
@@ -295,7 +326,9 @@ void MainWindow::start_training() {
 }
 
 void MainWindow::start_run(TrainConfig c, std::shared_ptr<const Dataset> dataset) {
-  launcher_->start_run(std::move(c), std::move(dataset), devices_->processes());
+  const QString name = training_->run_name_edit()->text();
+  training_->run_name_edit()->clear();  // a name is for one run: the next one does not inherit it
+  launcher_->start_run(std::move(c), std::move(dataset), devices_->processes(), name);
 }
 
 void MainWindow::resume_run(const QString& dir, int epochs) {
@@ -342,6 +375,9 @@ void MainWindow::compare_runs(const QStringList& dirs) {
 
 void MainWindow::on_run_begun(const QString& what) {
   banner_->setVisible(false);
+  resume_offer_->setVisible(false);
+  // Until it ends by itself, this is the run to offer when the window opens next.
+  if (settings_ && !run_dir().isEmpty()) settings_->save_last_run(run_dir());
   pause_->setChecked(false);
   update_train_enabled();
   status_->setText(what);
@@ -368,6 +404,8 @@ void MainWindow::on_frame() {
 
 void MainWindow::on_finished(const RunFinished& e) {
   pause_->setChecked(false);
+  if (settings_ && e.status != RunStatus::kStopped) settings_->save_last_run({});
+  if (quit_when_done_ && !launcher_->sweeping()) QTimer::singleShot(0, this, &QWidget::close);
   switch (e.status) {
     case RunStatus::kFinished:
       status_->setText(QString("Finished: %1 steps in %2, %3 samples/s.%4")
@@ -395,6 +433,7 @@ void MainWindow::on_sweep_finished(const QStringList& dirs, bool cancelled, int 
   status_->setText(cancelled ? QString("Sweep stopped after %1 of %2.").arg(dirs.size()).arg(QString::fromStdString(counted(total, "run")))
                              : QString("Sweep done: %1, compared on the Runs page.").arg(QString::fromStdString(counted(dirs.size(), "run"))));
   Q_EMIT sweep_finished(dirs);
+  if (quit_when_done_) QTimer::singleShot(0, this, &QWidget::close);
 }
 
 void MainWindow::show_error(const QString& message, const QString& headline) {
@@ -410,7 +449,68 @@ void MainWindow::changeEvent(QEvent* event) {
   QMainWindow::changeEvent(event);
 }
 
+MainWindow::QuitChoice MainWindow::ask_quit() {
+  if (choose_quit_) return choose_quit_();
+  QMessageBox box(QMessageBox::Question, "Quit during training",
+                  launcher_->sweeping() ? "A sweep is training. Quit now?" : "A run is training. Quit now?",
+                  QMessageBox::NoButton, this);
+  box.setInformativeText("Stopping keeps the run: the next time the window opens it offers to resume it, "
+                         "and the Runs page can resume it any time.");
+  auto* stop = box.addButton("Stop and quit", QMessageBox::DestructiveRole);
+  auto* later = box.addButton("Quit when it finishes", QMessageBox::AcceptRole);
+  auto* keep = box.addButton("Keep training", QMessageBox::RejectRole);
+  box.setDefaultButton(keep);
+  box.setEscapeButton(keep);
+  box.exec();
+  if (box.clickedButton() == stop) return QuitChoice::kStopAndQuit;
+  if (box.clickedButton() == later) return QuitChoice::kQuitWhenDone;
+  return QuitChoice::kKeepTraining;
+}
+
+void MainWindow::offer_last_run() {
+  resume_offer_->setVisible(false);
+  const QString dir = settings_ ? settings_->last_run() : QString();
+  if (dir.isEmpty()) return;
+  RunRecord r;
+  try {
+    r = read_run(dir.toStdString());
+  } catch (const std::exception&) {  // deleted or moved since: nothing to offer
+    settings_->save_last_run({});
+    return;
+  }
+  if (r.status != "stopped" && r.status != "interrupted") {
+    settings_->save_last_run({});
+    return;
+  }
+  const nlohmann::json* config = json_field(r.run, "config");
+  const int64_t epochs = config ? json_int(*config, "epochs", 0) : 0;
+  const QString where = r.steps.empty() ? QString("before its first step")
+                                        : QString("after step %1 (epoch %2 of %3)")
+                                              .arg(r.steps.back().global_step)
+                                              .arg(r.steps.back().epoch)
+                                              .arg(epochs);
+  resume_text_->setText(QString("Last time, run <b>%1</b> %2 %3. Resume it where it left off?")
+                            .arg(QString::fromStdString(r.display_name()).toHtmlEscaped(),
+                                 r.status == "stopped" ? "was stopped" : "was cut short (the window closed or was killed)",
+                                 where));
+  resume_offer_->setVisible(true);
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (running() && !quit_when_done_) {
+    switch (ask_quit()) {
+      case QuitChoice::kKeepTraining:
+        event->ignore();
+        return;
+      case QuitChoice::kQuitWhenDone:
+        quit_when_done_ = true;
+        status_->setText("The window closes when training ends.");
+        event->ignore();
+        return;
+      case QuitChoice::kStopAndQuit:
+        break;
+    }
+  }
   if (settings_) {
     settings_->save_layout({saveGeometry(), findChild<QSplitter*>("main_split")->saveState(), dark_->isChecked(),
                             projector_->isChecked()});

@@ -6,6 +6,7 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -39,6 +40,13 @@ class WindowSettings;
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
+  // What closing the window during a run does.
+  enum class QuitChoice {
+    kStopAndQuit,    // stop after the current step (the run stays resumable) and close
+    kQuitWhenDone,   // close when the run (or sweep) ends by itself
+    kKeepTraining,   // do not close
+  };
+
   // `restore_settings` reads and writes QSettings (window layout, theme, last choices); tests
   // pass false for a clean, repeatable window.
   explicit MainWindow(bool restore_settings = true, QWidget* parent = nullptr);
@@ -75,6 +83,12 @@ class MainWindow : public QMainWindow {
   // A demo pace for this and later runs (steps per second; 0: full speed), remembered per preset.
   void set_pace(double steps_per_second);
   double pace() const;
+
+  // Answers the quit question without asking (tests); nullptr: ask with a dialog.
+  void set_quit_choice(std::function<QuitChoice()> choose) { choose_quit_ = std::move(choose); }
+  // "Last time, run X was stopped…  Resume / Not now": shown at start when the window was closed
+  // or killed during a run. Hidden otherwise.
+  QWidget* resume_offer() const { return resume_offer_; }
 
   // For tests and benchmarks.
   DatasetPanel* dataset_panel() const { return dataset_; }
@@ -132,6 +146,9 @@ class MainWindow : public QMainWindow {
   void on_finished(const RunFinished& e);
   void on_sweep_finished(const QStringList& dirs, bool cancelled, int total);
   void show_error(const QString& message, const QString& headline = "The run failed.");
+  // Fills resume_offer_ for the run the settings name, when it can be resumed.
+  void offer_last_run();
+  QuitChoice ask_quit();
 
   std::unique_ptr<WindowSettings> settings_;  // null: settings are neither read nor written
   RunLauncher* launcher_;
@@ -142,6 +159,10 @@ class MainWindow : public QMainWindow {
   LivePage* live_page_;
   QTabWidget* tabs_;
   QLabel* banner_;
+  QWidget* resume_offer_;
+  QLabel* resume_text_;
+  std::function<QuitChoice()> choose_quit_;
+  bool quit_when_done_ = false;
   QLabel* blocked_;
   QLabel* status_;
   QProgressBar* epoch_progress_;

@@ -36,9 +36,11 @@ RunLauncher::~RunLauncher() { shut_down(); }
 
 bool RunLauncher::running() const { return live_->running(); }
 
-void RunLauncher::start_run(TrainConfig config, std::shared_ptr<const Dataset> dataset, int processes) {
+void RunLauncher::start_run(TrainConfig config, std::shared_ptr<const Dataset> dataset, int processes,
+                            const QString& name) {
   RunPlan plan;
   plan.config = std::move(config);
+  plan.meta.name = name.trimmed().toStdString();
   if (recording_) plan.dir = plan_run_dir(default_runs_root(), plan.config);
   start_planned(std::move(plan), [dataset = std::move(dataset)] { return dataset; },
                 processes > 1 ? QString("Starting %1 worker processes…").arg(processes) : QString("Starting…"),

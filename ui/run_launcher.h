@@ -28,8 +28,10 @@ class RunLauncher : public QObject {
 
   // A new run of `config` on `dataset`, recorded under the runs folder unless recording is off.
   // With `processes` > 1 this window is worker 0 and starts the others as `mirrortrain train
-  // --config` processes on this machine, joined over c10d (the same code as --nproc).
-  void start_run(TrainConfig config, std::shared_ptr<const Dataset> dataset, int processes = 1);
+  // --config` processes on this machine, joined over c10d (the same code as --nproc). `name`, if
+  // any, is the run's name on the Runs page (meta.json).
+  void start_run(TrainConfig config, std::shared_ptr<const Dataset> dataset, int processes = 1,
+                 const QString& name = {});
   // Where the window finds mirrortrain for worker processes: $MIRRORTRAIN, else next to itself.
   static QString mirrortrain_path();
   // Continues a recorded run from its newest checkpoint; with `epochs` > 0 trains a finished run

@@ -26,9 +26,12 @@ namespace mirror::ui {
 
 ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
   throughput_chart_ = new_chart_view("Throughput and scaling efficiency");
-  breakdown_chart_ = new_chart_view("Mean step time (ms): where it goes");
+  breakdown_chart_ = new_chart_view("Median step time (ms): where it goes");
   throughput_chart_->setObjectName("scaling_throughput");
   breakdown_chart_->setObjectName("scaling_breakdown");
+  // Below this the plot shrinks to a strip and the axes' titles and labels turn into dots: the
+  // comparison above gives up height first.
+  for (QChartView* v : {throughput_chart_, breakdown_chart_}) v->setMinimumHeight(200);
   table_ = new QTableWidget;
   table_->setObjectName("scaling_table");
   table_->verticalHeader()->setVisible(false);
@@ -64,7 +67,7 @@ void ScalingPage::redraw() {
   const bool same_replicas = points.size() == 1 && study_.runs.size() >= 2;
   text_->setText(same_replicas ? "These runs all use the same number of replicas; the numbers below compare their speed only."
                  : points.size() < 2 ? "Select two or more runs, ideally the same config on different device counts."
-                                      : QString::fromStdString(study_.reading + "\n\n" + study_.baseline + " " + study_.load));
+                                      : QString::fromStdString(study_.reading + " " + study_.baseline + " " + study_.load));
 
   const QStringList header = {"replicas", "tries", "samples/s (median)", "slowest–fastest", "spread", "speed-up",
                               "ideal", "efficiency", "step ms", "compute ms", "all-reduce ms", "update ms", "other ms"};
@@ -114,7 +117,7 @@ void ScalingPage::redraw() {
   reset(throughput);
   // Each count's tries as a box from the slowest to the fastest, the median across it.
   auto* measured = new QBoxPlotSeries;
-  measured->setName("measured: median, slowest–fastest try");
+  measured->setName("measured tries");  // the box spans the slowest to the fastest, the line is the median
   measured->setBrush(palette_colour(0).lighter(150));
   measured->setPen(QPen(palette_colour(0), 2));
   const double base = points.empty() ? 0 : points.front().samples_per_sec;
@@ -151,9 +154,11 @@ void ScalingPage::redraw() {
   auto* percent = new QValueAxis;
   percent->setTitleText("efficiency %");
   percent->setLabelFormat("%.0f");
-  const double percent_top = 50 * std::ceil(1.1 * most / 50);
+  // Ticks every 50 or 100 points, at most five: more do not fit a short chart (they turn into dots).
+  const double percent_step = 1.1 * most <= 200 ? 50 : 100 * std::ceil(1.1 * most / 400);
+  const double percent_top = percent_step * std::ceil(1.1 * most / percent_step);
   percent->setRange(0, percent_top);
-  percent->setTickCount(std::min(9, static_cast<int>(percent_top / 50) + 1));
+  percent->setTickCount(static_cast<int>(percent_top / percent_step) + 1);
   throughput->addAxis(percent, Qt::AlignRight);
   efficiency->attachAxis(x_axis);
   efficiency->attachAxis(percent);
@@ -174,7 +179,7 @@ void ScalingPage::redraw() {
   }
   double longest = 0;
   for (const auto& s : points) longest = std::max(longest, s.compute_ms + s.allreduce_ms + s.update_ms + s.other_ms);
-  attach(breakdown, stacked, "ms per step (medians)", longest);
+  attach(breakdown, stacked, "ms per step", longest);
   for (QChart* chart : {throughput, breakdown}) apply_chart_fonts(chart);
 }
 

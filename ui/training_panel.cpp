@@ -35,6 +35,11 @@ QString schedule_hint(const QString& kind) {
 
 TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout(this);
+  run_name_ = new QLineEdit;
+  run_name_->setObjectName("run_name");
+  run_name_->setPlaceholderText("optional, e.g. \"lr 0.1, 4 devices\"");
+  run_name_->setToolTip("The next run's name on the Runs page (rename it there any time).");
+  form->addRow("Run name", run_name_);
   optimizer_ = new QComboBox;
   for (const auto& n : optimizer_names()) optimizer_->addItem(QString::fromStdString(n));
   optimizer_->setToolTip("How weights move along the gradient; all follow Keras' formulas and defaults.");

@@ -43,6 +43,8 @@ class TrainingPanel : public QWidget {
   // Empty when every field is valid; else the first reason.
   QString problem() const { return problem_; }
   QLineEdit* learning_rate_edit() const { return lr_; }
+  // The next run's name (optional; the Runs page shows it instead of the folder's name).
+  QLineEdit* run_name_edit() const { return run_name_; }
   QSpinBox* batch_size_box() const { return batch_; }
 
  Q_SIGNALS:
@@ -52,6 +54,7 @@ class TrainingPanel : public QWidget {
   void validate();
   void plot_schedule();
 
+  QLineEdit* run_name_;
   QComboBox* optimizer_;
   QLineEdit* lr_;
   QLineEdit* momentum_;

@@ -39,4 +39,12 @@ void WindowSettings::remember_dataset(const QString& name, const QString& folder
   QSettings().setValue("recent_datasets", recent);
 }
 
+QString WindowSettings::last_run() const { return QSettings().value("last_run").toString(); }
+
+void WindowSettings::save_last_run(const QString& dir) {
+  QSettings s;
+  if (dir.isEmpty()) s.remove("last_run");
+  else s.setValue("last_run", dir);
+}
+
 }  // namespace mirror::ui

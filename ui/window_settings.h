@@ -1,6 +1,6 @@
 #pragma once
 // What the window remembers between sessions (QSettings): its layout, theme, projector mode,
-// the last preset, and the datasets opened recently.
+// the last preset, the datasets opened recently, and the run it was training when it closed.
 
 #include <QByteArray>
 #include <QString>
@@ -27,6 +27,10 @@ class WindowSettings {
   // Newest first, at most eight: "name" or "name|folder".
   QStringList recent_datasets() const;
   void remember_dataset(const QString& name, const QString& folder);
+  // The run the window was training when it was last closed or killed (stopped or cut short);
+  // empty when its last run ended on its own. An empty `dir` forgets it.
+  QString last_run() const;
+  void save_last_run(const QString& dir);
 };
 
 }  // namespace mirror::ui

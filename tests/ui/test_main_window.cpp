@@ -9,9 +9,11 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QValueAxis>
 #include <QtTest>
 #include <nlohmann/json.hpp>
@@ -366,6 +368,7 @@ class MainWindowTest : public QObject {
     std::unique_ptr<MainWindow> w;
     open_small_window(w, 500);
     if (QTest::currentTestFailed()) return;
+    w->set_quit_choice([] { return MainWindow::QuitChoice::kStopAndQuit; });
     w->train_action()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 3, 30000);
     QElapsedTimer t;
@@ -373,6 +376,78 @@ class MainWindowTest : public QObject {
     w->close();
     w.reset();  // joins the trainer thread
     QVERIFY2(t.elapsed() < 5000, "closing must not hang");
+  }
+
+  // Quitting mid-run asks (keep training / stop and quit / quit when it ends); the next window
+  // offers to resume a run that was stopped or cut short; a run can be named before it starts.
+  void quittingMidRunAsksAndTheNextWindowOffersToResume() {
+    QTemporaryDir config;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, config.path());
+    QSettings().clear();
+    auto open = [](std::unique_ptr<MainWindow>& w) {
+      w = std::make_unique<MainWindow>(/*restore_settings=*/true);
+      w->apply_preset("spirals-mlp");
+      w->show();
+      w->dataset_panel()->set_dataset("blobs");
+      w->dataset_panel()->load();
+      QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset() &&
+                                   w->dataset_panel()->dataset()->info().name == "blobs", 30000);
+    };
+    std::unique_ptr<MainWindow> w;
+    open(w);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(!w->resume_offer()->isVisible());
+    w->training_panel()->set_values("adam", 0.01, 64, 500);
+    w->training_panel()->run_name_edit()->setText("named before it started");
+    int asked = 0;
+    MainWindow::QuitChoice answer = MainWindow::QuitChoice::kKeepTraining;
+    w->set_quit_choice([&] {
+      ++asked;
+      return answer;
+    });
+    w->train_action()->trigger();
+    QVERIFY(w->training_panel()->run_name_edit()->text().isEmpty());  // the next run does not inherit it
+    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 3, 30000);
+    const QString dir = w->run_dir();
+    // Keep training: nothing closes, nothing stops.
+    QVERIFY(!w->close());
+    QCOMPARE(asked, 1);
+    QVERIFY(w->isVisible() && w->running());
+    // Stop and quit: the run is recorded stopped, under its name.
+    answer = MainWindow::QuitChoice::kStopAndQuit;
+    QVERIFY(w->close());
+    w.reset();
+    RunRecord r = read_run(dir.toStdString());
+    QCOMPARE(r.status, std::string("stopped"));
+    QCOMPARE(r.meta.name, std::string("named before it started"));
+    // The next window offers it; Resume continues it on the Live page.
+    open(w);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(w->resume_offer()->isVisible());
+    const QString offer = w->resume_offer()->findChild<QLabel*>()->text();
+    QVERIFY2(offer.contains("named before it started") && offer.contains("was stopped after step") &&
+                 offer.contains("of 500)"),
+             qPrintable(offer));
+    w->resume_offer()->findChild<QPushButton*>("resume_last")->click();
+    QVERIFY(!w->resume_offer()->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(w->running() && w->metrics().steps() > 3, 30000);
+    QCOMPARE(w->run_dir(), dir);
+    // Quit when it finishes: the window stays until the run ends by itself; then nothing is offered.
+    w->stop_action()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!w->running(), 30000);
+    w->training_panel()->set_values("adam", 0.01, 64, 2);
+    w->set_quit_choice([] { return MainWindow::QuitChoice::kQuitWhenDone; });
+    w->train_action()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(w->running(), 30000);
+    QVERIFY(!w->close());
+    QTRY_VERIFY_WITH_TIMEOUT(!w->isVisible(), 60000);
+    QCOMPARE(w->last_result().status, RunStatus::kFinished);
+    w.reset();
+    open(w);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(!w->resume_offer()->isVisible());
+    w.reset();
+    QSettings().clear();
   }
 
   void pauseHoldsTheRunUntilResumed() {

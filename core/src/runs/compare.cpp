@@ -175,6 +175,30 @@ std::string load_in_words(const ScalingStudy& s) {
 }
 }  // namespace
 
+namespace {
+// What noisy tries still show: a difference larger than the spread, where every try of one count
+// beat every try of the next.
+std::string what_the_tries_show(const std::vector<ScalingPoint>& points) {
+  std::vector<std::string> pairs;
+  for (size_t i = 1; i < points.size(); ++i) {
+    const ScalingPoint& a = points[i - 1];
+    const ScalingPoint& b = points[i];
+    const std::string ranges = fmt::format("{:.0f}-{:.0f} against {:.0f}-{:.0f} samples/s", b.samples_per_sec_low,
+                                           b.samples_per_sec_high, a.samples_per_sec_low, a.samples_per_sec_high);
+    if (b.samples_per_sec_low > a.samples_per_sec_high)
+      pairs.push_back(fmt::format("{} were faster than {} in every try ({})", counted(b.replicas, "replica"),
+                                  counted(a.replicas, "replica"), ranges));
+    else if (b.samples_per_sec_high < a.samples_per_sec_low)
+      pairs.push_back(fmt::format("{} were slower than {} in every try ({})", counted(b.replicas, "replica"),
+                                  counted(a.replicas, "replica"), ranges));
+    else
+      pairs.push_back(fmt::format("{} cannot be told apart from {} (the tries overlap: {})", counted(b.replicas, "replica"),
+                                  counted(a.replicas, "replica"), ranges));
+  }
+  return fmt::format("What the tries do show: {}.", fmt::join(pairs, "; "));
+}
+}  // namespace
+
 ScalingStudy scaling_study(const std::vector<RunRecord>& runs) {
   ScalingStudy s;
   s.runs = scaling_rows(runs);
@@ -242,6 +266,7 @@ ScalingStudy scaling_study(const std::vector<RunRecord>& runs) {
     s.reading = fmt::format("{} So these numbers cannot be explained yet: run the study again on a quiet machine, "
                             "with more tries or more steps per run.",
                             fmt::join(doubts, " "));
+    if (!s.busy) s.reading += " " + what_the_tries_show(s.points);
     return s;
   }
   s.reading = s.measured_once ? "Each device count was measured once, so how much the numbers vary is unknown; run the "

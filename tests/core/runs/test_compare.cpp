@@ -151,6 +151,15 @@ TEST(Compare, ScalingStudyDoesNotExplainNoisyOrBusyMeasurements) {
   EXPECT_EQ(noisy.reading.rfind("The tries disagree: with 2 replicas they ranged from 5000 to 11429 samples/s", 0), 0u)
       << noisy.reading;
   EXPECT_EQ(noisy.reading.find("From 1 replica"), std::string::npos) << noisy.reading;
+  // What can still be said: the ranges of 1 replica (6400 every try) and 2 overlap.
+  EXPECT_NE(noisy.reading.find("What the tries do show: 2 replicas cannot be told apart from 1 replica (the tries "
+                               "overlap: 5000-11429 against 6400-6400 samples/s)."),
+            std::string::npos)
+      << noisy.reading;
+  // Tries that disagree among themselves but all beat the baseline still show that much.
+  const ScalingStudy faster = scaling_study(tried_study({0.5, 0.8, 0.4}));
+  EXPECT_TRUE(faster.noisy);
+  EXPECT_NE(faster.reading.find("2 replicas were faster than 1 replica in every try"), std::string::npos) << faster.reading;
   // Another program took most of a core during a baseline run.
   const ScalingStudy shared = scaling_study(tried_study({1.0, 1.0, 1.0}, /*others=*/0.8));
   EXPECT_TRUE(shared.busy);
