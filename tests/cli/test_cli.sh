@@ -62,6 +62,11 @@ printf '{"layers": [{"type": "Dense", "units": 3}' >"$tmp/broken.json"
 expect broken-model-file 2 'not valid JSON' -- "$bin" summary --model-file "$tmp/broken.json" --dataset spirals
 printf '{"layers": [{"type": "Dense", "units": 16, "activation": "relu"}, {"type": "Dense", "units": 5}]}' >"$tmp/m.json"
 expect model-shape-error 2 '3 classes' -- "$bin" summary --model-file "$tmp/m.json" --dataset spirals
+# A model whose copies cannot fit in memory is a configuration error naming the layer and the
+# bytes (it used to fail inside LibTorch's allocator with exit 1).
+printf '{"layers": [{"type": "Dense", "units": 1000000000000, "activation": "relu"}, {"type": "Dense", "units": "classes"}]}' >"$tmp/huge.json"
+expect model-too-big 2 'needs at least [0-9.]+ TiB .*layer dense_1 \(Dense, 3000000000003 parameters\)' -- \
+  "$bin" train --model-file "$tmp/huge.json" --dataset spirals --logical 2
 # A purely linear model with a huge step size diverges within a few steps.
 printf '{"layers": [{"type": "Dense", "units": 64}, {"type": "Dense", "units": 64}, {"type": "Dense", "units": "classes"}]}' >"$tmp/linear.json"
 expect diverging-run 1 'loss became (NaN|infinite)' -- \

@@ -1,10 +1,14 @@
 #include "mirror/data/idx.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/torch.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <vector>
 
 #include "mirror/util/error.h"
 
@@ -56,22 +60,38 @@ torch::Tensor read_idx_ubyte(const std::string& path) {
                                 magic[2]));
   const int dims = magic[3];
   if (dims < 1 || dims > 4) throw DataError(fmt::format("{}: IDX file with {} dimensions", path, dims));
+  // Sizes are checked before anything is allocated: each, and the product of those other than 0,
+  // stays below kMaxIdxBytes, tested before each multiplication so that it cannot wrap around.
   std::vector<int64_t> shape(dims);
-  uint64_t count = 1;
+  uint64_t count = 1, nonzero = 1;
   for (int i = 0; i < dims; ++i) {
     unsigned char b[4];
     if (file.read(b, 4, path) != 4) throw DataError(fmt::format("{}: header cut short", path));
-    shape[i] = big_endian(b);
-    count *= static_cast<uint64_t>(shape[i]);
-    if (count > kMaxIdxBytes)
-      throw DataError(fmt::format("{}: header declares more than {} bytes; the file is corrupt", path,
-                                  kMaxIdxBytes));
+    const uint64_t size = big_endian(b);
+    shape[i] = static_cast<int64_t>(size);
+    if (size > 0 && nonzero > kMaxIdxBytes / size)
+      throw DataError(fmt::format("{}: header declares sizes of more than {} bytes ({}); the file is corrupt", path,
+                                  kMaxIdxBytes, fmt::join(std::vector<int64_t>(shape.begin(), shape.begin() + i + 1), " x ")));
+    if (size > 0) nonzero *= size;
+    count *= size;
   }
-  auto out = torch::empty(shape, torch::kUInt8);
-  const size_t got = file.read(out.data_ptr<uint8_t>(), count, path);
-  if (got != count)
+  // Read in chunks as the data arrives: a 12-byte header declaring gigabytes allocates nothing
+  // until the bytes are really there (a gzip stream's size is unknown until it is read).
+  constexpr size_t kChunk = size_t{64} << 20;
+  std::vector<uint8_t> data;
+  while (data.size() < count) {
+    const size_t want = std::min<uint64_t>(kChunk, count - data.size());
+    const size_t at = data.size();
+    data.resize(at + want);
+    const size_t got = file.read(data.data() + at, want, path);
+    data.resize(at + got);
+    if (got < want) break;
+  }
+  if (data.size() != count)
     throw DataError(fmt::format("{}: header declares {} values but the file holds {}; the file is "
-                                "truncated, download it again", path, count, got));
+                                "truncated, download it again", path, count, data.size()));
+  auto out = torch::empty(shape, torch::kUInt8);
+  if (count > 0) std::memcpy(out.data_ptr<uint8_t>(), data.data(), count);
   unsigned char extra;
   if (file.read(&extra, 1, path) != 0)
     throw DataError(fmt::format("{}: more data than the header declares; the file is corrupt", path));

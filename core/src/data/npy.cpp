@@ -54,16 +54,19 @@ Header parse_header(const std::string& dict, const std::string& what) {
   h.descr = descr.substr(1, descr.size() - 2);
   h.fortran = dict_value(dict, "fortran_order", what) == "True";
   const auto shape = dict_value(dict, "shape", what);
-  int64_t current = -1, total = 1;
+  // The product of the sizes other than 0 stays below kMaxElements, checked before each multiplication:
+  // a product that wrapped around (or a 0 beside absurd sizes) used to pass as an empty array.
+  int64_t current = -1, nonzero = 1;
+  auto too_large = [&] { return DataError(fmt::format("{}: shape {} is far larger than any dataset", what, shape)); };
   for (char ch : shape) {
     if (std::isdigit(static_cast<unsigned char>(ch))) {
       current = (current < 0 ? 0 : current) * 10 + (ch - '0');
-      if (current > kMaxElements) throw DataError(fmt::format("{}: shape {} is far larger than any dataset", what, shape));
+      if (current > kMaxElements) throw too_large();
     } else if (ch == ',' || ch == ')') {
       if (current >= 0) {
         h.shape.push_back(current);
-        total *= current;
-        if (current > 0 && total > kMaxElements) throw DataError(fmt::format("{}: shape {} is far larger than any dataset", what, shape));
+        if (current > 0 && nonzero > kMaxElements / current) throw too_large();
+        if (current > 0) nonzero *= current;
       }
       current = -1;
     } else if (ch != '(' && ch != ' ' && ch != 'L') {

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
+#include <deque>
 #include <unordered_map>
 
 #include "mirror/util/error.h"
@@ -19,19 +19,22 @@ enum class Kind { kNone, kBool, kInt, kText, kBytes, kTuple, kList, kGlobal, kNd
 enum class Global { kReconstruct, kNdArrayType, kDtypeType, kCodecsEncode };
 
 struct Value;
-// Lists are shared (the memo and the stack may both refer to one) and mutable (APPENDS).
 // Ints are kept apart from other items so that millions of word ids stay compact.
 struct ListData {
   std::vector<Value> objects;
   std::vector<int64_t> ints;
 };
 
+// Values point into containers the Unpickler owns (its arena), never own them: a list appended to
+// itself through the memo makes no reference cycle to leak, and a tuple nested a million deep is
+// freed flat, without recursing once per level (which used to run off the stack).
 struct Value {
   Kind kind = Kind::kNone;
   int64_t i = 0;                    // kBool, kInt; kGlobal holds a Global
   std::string s;                    // kText, kBytes, kDtype (descr)
-  std::shared_ptr<std::vector<Value>> tuple;
-  std::shared_ptr<ListData> list;   // kList; kNdArray: the object items once built
+  std::vector<Value>* tuple = nullptr;
+  ListData* list = nullptr;         // kList (shared: the memo and the stack may both refer to it, and
+                                    // APPENDS changes it); kNdArray: the object items once built
   std::vector<int64_t> shape;       // kNdArray
   bool built = false;               // kNdArray
   bool object_dtype = false;        // kNdArray
@@ -161,11 +164,25 @@ class Unpickler {
     x.s = std::move(s);
     stack_.push_back(std::move(x));
   }
+  // Every tuple and list costs an opcode byte; this bounds them far below what a file of many
+  // megabytes could otherwise make (each is some 50 bytes of memory).
+  void count_container() {
+    if (++containers_ > kMaxContainers)
+      fail(fmt::format("more than {} tuples and lists: the file is not a plausible dataset", kMaxContainers));
+  }
   void push_tuple(std::vector<Value> items) {
+    count_container();
     Value x;
     x.kind = Kind::kTuple;
-    x.tuple = std::make_shared<std::vector<Value>>(std::move(items));
+    x.tuple = &tuples_.emplace_back(std::move(items));
     stack_.push_back(std::move(x));
+  }
+  Value new_list() {
+    count_container();
+    Value l;
+    l.kind = Kind::kList;
+    l.list = &lists_.emplace_back();
+    return l;
   }
   void append(Value& list, std::vector<Value> items) {
     if (list.kind != Kind::kList) fail(fmt::format("APPEND to a {}", kind_name(list.kind)));
@@ -311,17 +328,9 @@ class Unpickler {
         break;
       }
       case 't': push_tuple(pop_to_mark()); break;                // TUPLE
-      case ']': {                                                // EMPTY_LIST
-        Value l;
-        l.kind = Kind::kList;
-        l.list = std::make_shared<ListData>();
-        stack_.push_back(std::move(l));
-        break;
-      }
+      case ']': stack_.push_back(new_list()); break;              // EMPTY_LIST
       case 'l': {                                                // LIST
-        Value l;
-        l.kind = Kind::kList;
-        l.list = std::make_shared<ListData>();
+        Value l = new_list();
         append(l, pop_to_mark());
         stack_.push_back(std::move(l));
         break;
@@ -376,11 +385,17 @@ class Unpickler {
     }
   }
 
+  static constexpr int64_t kMaxContainers = 4'000'000;
+
+  // Declared first, destroyed last: every Value below points into these.
+  std::deque<std::vector<Value>> tuples_;
+  std::deque<ListData> lists_;
   const std::string& data_;
   const std::string& what_;
   const int64_t max_ints_;
   size_t pos_ = 0;
   int64_t ints_ = 0;
+  int64_t containers_ = 0;
   uint64_t next_memo_ = 0;
   std::vector<Value> stack_;
   std::unordered_map<uint64_t, Value> memo_;

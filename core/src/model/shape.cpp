@@ -15,6 +15,15 @@ int64_t window_out(int64_t in, int64_t k, int64_t s, bool same) {
   return same ? (in + s - 1) / s : (in - k) / s + 1;
 }
 
+// a * b * ... + add, or -1 when it would not fit an int64 (a layer of 10^12 units on a wide input).
+int64_t checked(std::initializer_list<int64_t> factors, int64_t add = 0) {
+  int64_t out = 1;
+  for (int64_t f : factors)
+    if (__builtin_mul_overflow(out, f, &out)) return -1;
+  if (__builtin_add_overflow(out, add, &out)) return -1;
+  return out;
+}
+
 // Applies one layer to `in`; returns its output shape or sets `error`.
 std::vector<int64_t> infer_layer(LayerSpec& l, const std::vector<int64_t>& in, const InputSpec& input,
                                  bool first, int64_t& params, std::string& error) {
@@ -23,6 +32,7 @@ std::vector<int64_t> infer_layer(LayerSpec& l, const std::vector<int64_t>& in, c
     error = std::move(msg);
     return std::vector<int64_t>{};
   };
+  const std::string too_many = "its parameter count does not fit a 64-bit integer; use fewer units or filters";
   switch (l.kind) {
     case LayerKind::kEmbedding: {
       if (!first || !input.tokens)
@@ -31,7 +41,8 @@ std::vector<int64_t> infer_layer(LayerSpec& l, const std::vector<int64_t>& in, c
       if (input.vocab_size > l.input_dim)
         return fail(fmt::format("input_dim {} is smaller than the dataset's vocabulary ({} ids); token "
                                 "ids would fall outside the table", l.input_dim, input.vocab_size));
-      params = l.input_dim * l.output_dim;
+      params = checked({l.input_dim, l.output_dim});
+      if (params < 0) return fail(too_many);
       auto out = in;
       out.push_back(l.output_dim);
       return out;
@@ -63,8 +74,9 @@ std::vector<int64_t> infer_layer(LayerSpec& l, const std::vector<int64_t>& in, c
       }
       const int64_t channels = in.back();
       if (conv) {
-        params = std::accumulate(window.begin(), window.end(), int64_t{1}, std::multiplies<>()) * channels * l.units +
-                 (l.use_bias ? l.units : 0);
+        params = checked({spatial == 1 ? window[0] : checked({window[0], window[1]}), channels, l.units},
+                         l.use_bias ? l.units : 0);
+        if (params < 0) return fail(too_many);
         out.push_back(l.units);
       } else {
         out.push_back(channels);
@@ -77,14 +89,18 @@ std::vector<int64_t> infer_layer(LayerSpec& l, const std::vector<int64_t>& in, c
       return {in[1]};
     case LayerKind::kFlatten: {
       if (rank < 1) return fail("nothing to flatten");
-      return {std::accumulate(in.begin(), in.end(), int64_t{1}, std::multiplies<>())};
+      int64_t size = 1;
+      for (int64_t d : in)
+        if (__builtin_mul_overflow(size, d, &size)) return fail("the flattened size does not fit a 64-bit integer");
+      return {size};
     }
     case LayerKind::kDense: {
       if (l.units == kFromDataset) l.units = input.num_classes;
       if (rank < 1) return fail("expects at least one feature axis");
       if (first && input.tokens)
         return fail("a Dense first layer on token ids treats ids as numbers; start with an Embedding");
-      params = in.back() * l.units + (l.use_bias ? l.units : 0);
+      params = checked({in.back(), l.units}, l.use_bias ? l.units : 0);
+      if (params < 0) return fail(too_many);
       auto out = in;
       out.back() = l.units;
       return out;
@@ -147,7 +163,10 @@ ModelAnalysis analyze(const ModelSpec& spec, const InputSpec& input) {
       if (!r.error.empty()) broken = true;
       else r.output_shape = shape;
     }
-    a.total_params += r.params;
+    if (r.params > 0 && __builtin_add_overflow(a.total_params, r.params, &a.total_params)) {
+      r.error = "the model's parameter count no longer fits a 64-bit integer";
+      broken = true;
+    }
     a.layers.push_back(std::move(r));
   }
   a.trainable_params = a.total_params;

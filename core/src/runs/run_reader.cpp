@@ -161,6 +161,20 @@ void RunFollower::finish() {
   derive();
 }
 
+namespace {
+// Steps and samples beyond this are damage, not a run (a million steps a second for 30 years).
+constexpr int64_t kMaxCount = int64_t{1} << 50;
+
+// A count: absent or not a number reads as 0 (like other fields of the wrong type); a number that
+// is no int64 (1e300, 2^64 - 1) reads as -1, which every caller refuses.
+int64_t count_field(const nlohmann::json& j, const char* key) {
+  const nlohmann::json* v = json_field(j, key);
+  if (!v || !v->is_number()) return 0;
+  const int64_t n = json_int(j, key, INT64_MIN);
+  return n == INT64_MIN ? -1 : n;
+}
+}  // namespace
+
 void RunFollower::apply_line(const std::string& line) {
   if (line.empty()) return;
   const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
@@ -177,11 +191,20 @@ void RunFollower::apply_line(const std::string& line) {
   const std::string type = json_string(j, "type");
   if (type == "step") {
     StepMetrics p;
-    p.global_step = json_int(j, "global_step");
+    p.global_step = count_field(j, "global_step");
+    p.samples = count_field(j, "samples");
+    const int64_t seen = steps.empty() ? 0 : steps.back().samples_seen;
+    const int64_t epoch = count_field(j, "epoch");
+    // Counts no run reaches (a damaged or hand-edited line): skipped like a line cut short, before
+    // any arithmetic on them could overflow.
+    if (p.global_step < 1 || p.global_step > kMaxCount || p.samples < 0 || p.samples > kMaxCount - seen ||
+        epoch < 0 || epoch > kMaxCount) {
+      ++skipped_;
+      return;
+    }
     truncate_after(p.global_step - 1);
-    p.epoch = static_cast<int>(json_int(j, "epoch"));
+    p.epoch = static_cast<int>(std::min<int64_t>(epoch, INT32_MAX));
     p.step = json_int(j, "step");
-    p.samples = json_int(j, "samples");
     p.step_seconds = json_number(j, "step_seconds");
     p.samples_per_sec = json_number(j, "samples_per_sec");
     p.learning_rate = json_number(j, "learning_rate");
@@ -212,7 +235,12 @@ void RunFollower::apply_line(const std::string& line) {
     final_seconds_ = 0;  // the run is going again
   } else if (type == "epoch") {
     EpochMetrics e;
-    e.epoch = static_cast<int>(json_int(j, "epoch"));
+    const int64_t epoch = count_field(j, "epoch");
+    if (epoch < 0 || epoch > INT32_MAX) {
+      ++skipped_;
+      return;
+    }
+    e.epoch = static_cast<int>(epoch);
     if (!steps.empty()) {
       e.global_step = steps.back().global_step;
       e.samples_seen = steps.back().samples_seen;

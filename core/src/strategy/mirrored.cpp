@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +23,7 @@
 #include "mirror/util/error.h"
 #include "mirror/util/memory.h"
 #include "mirror/util/threads.h"
+#include "mirror/util/words.h"
 
 namespace mirror {
 
@@ -123,6 +125,45 @@ torch::Tensor shard_to_device(const torch::Tensor& host, int64_t offset, int64_t
                              d.name(), needed, limit));
 }
 
+std::string bytes_in_words(double bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 6) {
+    bytes /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} bytes", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
+}
+
+// Before anything is allocated: every replica holds the weights and their gradients (4 bytes
+// each; the optimizer's slots and the activations come on top), so a model whose copies cannot
+// fit is a configuration error naming the largest layer, not an allocation failure deep inside
+// LibTorch. CPU replicas share the machine's memory; a GPU's logical devices each have their limit.
+void check_model_fits(const ModelAnalysis& model, const std::vector<LogicalDevice>& devices) {
+  const auto largest = std::max_element(model.layers.begin(), model.layers.end(),
+                                        [](const LayerReport& a, const LayerReport& b) { return a.params < b.params; });
+  const double per_replica = 8.0 * static_cast<double>(model.total_params);
+  auto too_big = [&](const std::string& where, double need, double have) {
+    return ConfigError(fmt::format(
+        "the model needs at least {} for its weights and gradients on {}, which has {}: its {} parameters are "
+        "mostly in layer {} ({}, {} parameters). Use fewer units or filters, or fewer replicas",
+        bytes_in_words(need), where, bytes_in_words(have), model.total_params,
+        largest == model.layers.end() ? std::string("?") : largest->name,
+        largest == model.layers.end() ? std::string("?") : largest->type,
+        largest == model.layers.end() ? int64_t{0} : largest->params));
+  };
+  const auto cpu = std::count_if(devices.begin(), devices.end(), [](const LogicalDevice& d) { return d.physical.type == DeviceType::kCpu; });
+  const double ram = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
+  if (cpu > 0 && ram > 0 && per_replica * static_cast<double>(cpu) > ram)
+    throw too_big(fmt::format("{} in this machine's memory", counted(cpu, "CPU replica")), per_replica * static_cast<double>(cpu), ram);
+  for (const auto& d : devices) {
+    if (d.physical.type != DeviceType::kCuda) continue;
+    const int64_t mib = d.memory_limit_mib > 0 ? d.memory_limit_mib : d.physical.memory_mib / d.logical_per_physical;
+    if (mib > 0 && per_replica > static_cast<double>(mib) * (1 << 20))
+      throw too_big("logical device " + d.name(), per_replica, static_cast<double>(mib) * (1 << 20));
+  }
+}
+
 uint64_t fnv1a(const torch::Tensor& flat) {
   auto cpu = flat.device().is_cpu() ? flat.contiguous() : flat.to(torch::kCPU);
   const auto* p = static_cast<const unsigned char*>(cpu.data_ptr());
@@ -143,6 +184,7 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
   if (options_.top_k < 1) throw ConfigError(fmt::format("invalid top-k: {}", options_.top_k));
   if (!model.ok()) throw ConfigError(fmt::format("model does not fit the data: {}", model.describe_errors()));
   optimizer.validate();
+  check_model_fits(model, devices_);
   keep_freed_memory_for_reuse();
   const int n = static_cast<int>(devices_.size());
   choice_ = choose_communicator(options_.communicator, devices_);

@@ -1,6 +1,8 @@
 // IDX files (MNIST, Fashion-MNIST): raw or gzip, and every way a file can lie.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -83,6 +85,41 @@ TEST(Idx, LyingOrBrokenFilesGiveClearErrors) {
   fs::resize_file(gz_path, size / 2);
   EXPECT_FALSE(data_error([&] { read_idx_ubyte(gz_path); }).empty());
   EXPECT_NE(data_error([&] { read_idx_ubyte(dir.str() + "/absent"); }).find("no such file"), std::string::npos);
+}
+
+// Headers that lie about their sizes (found by fuzzing): caught before anything is allocated.
+TEST(Idx, HeadersThatOverflowOrDeclareGigabytesAllocateNothing) {
+  FixtureDir dir;
+  // 0 images of 4294967295 x 4294967295: used to pass as an empty file and fail later inside LibTorch.
+  EXPECT_NE(data_error([&] { read_idx_ubyte(dir.file("zero", idx_bytes({0, 0xffffffff, 0xffffffff}, 0))); })
+                .find("header declares sizes of more than"),
+            std::string::npos);
+  // 4 x 2^31 x 2^31 is 2^64: the product wrapped around to 0 and passed the size check.
+  const std::string wrap = data_error([&] { read_idx_ubyte(dir.file("wrap", idx_bytes({4, 0x80000000, 0x80000000}, 0))); });
+  EXPECT_NE(wrap.find("4 x 2147483648 x 2147483648"), std::string::npos) << wrap;
+  EXPECT_NE(wrap.find("wrap"), std::string::npos) << "the message names the file: " << wrap;
+  // A 12-byte header declaring 4 GiB: with 1 GiB of address space the reader must still say the
+  // file is short (it used to allocate the 4 GiB first, and fail inside LibTorch).
+  const std::string big = dir.file("big", idx_bytes({1, 65536, 65536}, 100));
+  const pid_t child = ::fork();
+  if (child == 0) {
+    rlimit limit{};
+    ::getrlimit(RLIMIT_AS, &limit);
+    limit.rlim_cur = rlim_t{1} << 30;
+    ::setrlimit(RLIMIT_AS, &limit);
+    try {
+      read_idx_ubyte(big);
+    } catch (const DataError& e) {
+      ::_exit(std::string(e.what()).find("declares 4294967296 values but the file holds 100") != std::string::npos ? 0 : 2);
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: another DataError; 3: another exception (an allocation); 4: no error";
 }
 
 TEST(Idx, MnistLayoutDirectoryLoadsAsKerasShapedDataset) {

@@ -7,11 +7,14 @@
 #include <fstream>
 #include <numeric>
 
+#include <unistd.h>
+
 #include "keras_golden.h"
 #include "test_helpers.h"
 #include "mirror/data/keras_datasets.h"
 #include "mirror/data/keras_text.h"
 #include "mirror/data/npy.h"
+#include "mirror/data/pickle.h"
 #include "mirror/util/error.h"
 
 // Lean builds (the GPU check's) leave out libzip and the downloader; their tests skip there.
@@ -298,4 +301,49 @@ TEST(KerasDatasets, DownloadsIntoTheCacheAndChecksTheHash) {
   EXPECT_NE(msg.find("expected 0000"), std::string::npos) << msg;
   EXPECT_FALSE(fs::exists(path)) << "a file that failed its hash check must not stay in the cache";
   ::unsetenv("KERAS_HOME");
+}
+
+namespace {
+int64_t resident_mib() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * ::sysconf(_SC_PAGESIZE) / (1 << 20);
+}
+
+std::string le32(uint32_t v) {
+  std::string s;
+  for (int k = 0; k < 4; ++k) s.push_back(static_cast<char>((v >> (8 * k)) & 0xff));
+  return s;
+}
+}  // namespace
+
+// Pickles made to hurt (found by fuzzing): deep nesting crashed while the error unwound, a list
+// appended to itself leaked, and a .npy shape whose product overflowed read as an empty array.
+TEST(BadFiles, HostilePicklesNeitherCrashNorLeak) {
+  // 300,000 tuples, each holding the one before: freeing them used to recurse once per level
+  // and run off the stack (SIGSEGV) while the DataError unwound.
+  const std::string deep = std::string("\x80\x02]", 3) + std::string(300000, '\x85') + ".";
+  EXPECT_NE(data_error([&] { unpickle_object_array(deep, "deep", 1000); }).find("holds a tuple, not a numpy array"),
+            std::string::npos);
+  // A list holding 1 MiB of bytes and, through the memo, itself: a reference cycle that was never
+  // freed. Sixty-four of them would keep 64 MiB.
+  const std::string cyclic = std::string("\x80\x02]q\x00", 5) + "B" + le32(1 << 20) + std::string(1 << 20, 'x') +
+                             std::string("ah\x00" "a.", 5);
+  EXPECT_NE(data_error([&] { unpickle_object_array(cyclic, "cyclic", 1000); }).find("holds a list"), std::string::npos);
+  const int64_t before = resident_mib();
+  for (int k = 0; k < 64; ++k) EXPECT_THROW(unpickle_object_array(cyclic, "cyclic", 1000), DataError);
+  EXPECT_LT(resident_mib() - before, 32) << "MiB kept after 64 self-referencing lists of 1 MiB";
+  // Shapes whose product overflows int64 (2^32 x 2^32), or absurd beside a 0, are refused.
+  auto npy = [](const std::string& shape) {
+    std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': " + shape + ", }";
+    header += std::string(63 - header.size() % 64, ' ') + "\n";
+    std::string out = std::string("\x93NUMPY\x01\x00", 8);
+    out.push_back(static_cast<char>(header.size() & 0xff));
+    out.push_back(static_cast<char>(header.size() >> 8));
+    return out + header;
+  };
+  for (const char* shape : {"(4294967296, 4294967296)", "(0, 17179869184, 17179869184)"})
+    EXPECT_NE(data_error([&] { parse_npy(npy(shape), "t"); }).find("far larger than any dataset"), std::string::npos) << shape;
+  EXPECT_EQ(parse_npy(npy("(0, 3)"), "t").shape, (std::vector<int64_t>{0, 3}));  // a real empty array still reads
 }

@@ -28,6 +28,21 @@ TEST(Model, ShapeErrorsAreReportedOnTheOffendingLayer) {
   EXPECT_THROW(build_model(a), ConfigError);
 }
 
+// A parameter count past int64 (found by fuzzing model files) is the layer's error, not an overflow.
+TEST(Model, ParameterCountsThatOverflowAreTheLayersError) {
+  ModelSpec spec;
+  spec.layers.resize(2);
+  spec.layers[0].kind = LayerKind::kDense;
+  spec.layers[0].units = int64_t{1} << 40;
+  spec.layers[1].kind = LayerKind::kDense;
+  spec.layers[1].units = int64_t{1} << 40;  // 2^80 weights
+  const auto a = analyze(spec, image_input());
+  EXPECT_FALSE(a.ok());
+  EXPECT_TRUE(a.layers[0].error.find("does not fit") == std::string::npos) << a.layers[0].error;
+  EXPECT_NE(a.layers[1].error.find("parameter count does not fit a 64-bit integer"), std::string::npos) << a.layers[1].error;
+  EXPECT_GT(a.total_params, 0);
+}
+
 TEST(Model, OutputThatIsNotOneLogitPerClassIsAnError) {
   ModelSpec spec = find_preset("seed-reuters").model;
   spec.layers.back().units = 10;

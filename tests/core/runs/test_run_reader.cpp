@@ -115,6 +115,27 @@ TEST(RunFollower, DamagedDocumentsNeverThrowAnythingButADataError) {
   EXPECT_NO_THROW(scaling_rows({r}));
 }
 
+// Numbers no run writes (found by UBSan: a double too large for int64, step 1 less than
+// INT64_MIN, samples overflowing over two lines) are skipped like damaged lines, with a warning.
+TEST(RunFollower, OutOfRangeCountsAreSkippedNotOverflowed) {
+  TempDir dir;
+  std::ofstream(dir / "run.json") << R"({"status": "finished"})";
+  std::ofstream(dir / "metrics.jsonl") << step_line(1, 0.5)
+                                       << R"({"type":"step","epoch":1,"global_step":1e300,"samples":32})" "\n"
+                                       << R"({"type":"step","epoch":1,"global_step":-9223372036854775808,"samples":32})" "\n"
+                                       << R"({"type":"step","epoch":1,"global_step":2,"samples":9223372036854775807})" "\n"
+                                       << R"({"type":"step","epoch":1,"global_step":3,"samples":18446744073709551615})" "\n"
+                                       << R"({"type":"epoch","epoch":1e30})" "\n"
+                                       << step_line(2, 0.25);
+  const RunRecord r = read_run(dir.str());
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_EQ(r.steps[1].global_step, 2);
+  EXPECT_EQ(r.steps[1].samples_seen, 64);
+  EXPECT_TRUE(r.epochs.empty());
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings.back().find("5 malformed lines"), std::string::npos) << r.warnings.back();
+}
+
 TEST(RunFollower, ResumesKeepWallTimeAndDurationAndCountEachEpochOnce) {
   TempDir dir;
   std::ofstream(dir / "run.json") << R"({"status": "finished"})";

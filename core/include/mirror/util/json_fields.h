@@ -24,10 +24,17 @@ inline double json_number(const nlohmann::json& j, const char* key, double fallb
   return v->is_null() ? std::nan("") : fallback;
 }
 
+// A whole number; a float is truncated when it fits an int64 (1e300 does not: the fallback).
 inline int64_t json_int(const nlohmann::json& j, const char* key, int64_t fallback = 0) {
   const nlohmann::json* v = json_field(j, key);
+  if (v && v->is_number_unsigned())
+    return v->get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX) ? v->get<int64_t>() : fallback;
   if (v && v->is_number_integer()) return v->get<int64_t>();
-  if (v && v->is_number_float() && std::isfinite(v->get<double>())) return static_cast<int64_t>(v->get<double>());
+  if (v && v->is_number_float()) {
+    const double d = v->get<double>();
+    // 2^63 is exact as a double; INT64_MAX is not (it rounds up to 2^63, which does not fit).
+    if (std::isfinite(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) return static_cast<int64_t>(d);
+  }
   return fallback;
 }
 
