@@ -4,6 +4,8 @@
 
 #include <QSplitter>
 
+#include <cstdint>
+
 #include "ui/run_metrics.h"
 
 namespace mirror::ui {
@@ -25,6 +27,10 @@ class LivePage : public QSplitter {
   void set_projector(bool on);
   // The learning-rate chart (hidden until asked for, or until a run's rate changes).
   void show_learning_rate(bool on);
+  // Before a run, for the dataset chosen: the top-k chart only when k is below its classes (a
+  // top-5 accuracy of 3 classes is always 1). A run's start decides again from its own numbers.
+  void expect_classes(int64_t classes, int top_k);
+  bool top_k_shown() const;
   bool learning_rate_shown() const;
   // Writes loss/accuracy/top_k_accuracy .png and .svg into `dir`; the names it could not write.
   QStringList export_charts(const QString& dir);

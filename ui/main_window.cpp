@@ -269,6 +269,7 @@ void MainWindow::on_dataset_changed() {
       for (const auto& p : presets())
         if (p.dataset == name && offer.isEmpty()) offer = QString::fromStdString(p.name);
     model_->offer_preset(offer, QString::fromStdString(name));
+    if (!launcher_->running()) live_page_->expect_classes(d->info().num_classes, current_config().strategy.top_k);
   } else {
     model_->set_input({}, false);
   }

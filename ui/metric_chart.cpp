@@ -63,7 +63,7 @@ MetricChart::MetricChart(Metric metric, const QString& title, QWidget* parent)
   }
   x_axis_ = new QValueAxis(this);
   x_axis_->setTitleText("step");
-  x_axis_->setLabelFormat("%.0f");
+  set_nice_range(x_axis_, 0.0, /*whole=*/true);  // before any run: "0 1", not "0 0 1 1 1"
   y_linear_ = new QValueAxis(this);
   y_linear_->setLabelFormat("%.3g");
   y_log_ = new QLogValueAxis(this);

@@ -72,6 +72,13 @@ class MainWindowTest : public QObject {
     QVERIFY2(w.train_action()->isEnabled(), qPrintable(w.train_blocked_label()->text()));
     QVERIFY(!w.stop_action()->isEnabled());
     QVERIFY(w.model_panel()->ok());
+    // Before any run, a top-5 chart only for more than 5 classes (spirals has 3: it was always 1).
+    const int64_t classes = w.dataset_panel()->dataset()->info().num_classes;
+    QCOMPARE(!w.chart(Metric::kTopK)->isHidden(), classes > 5);
+    w.dataset_panel()->set_dataset("spirals");
+    w.dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading() && w.dataset_panel()->dataset()->info().name == "spirals", 20000);
+    QVERIFY(w.chart(Metric::kTopK)->isHidden());
   }
 
   void logicalDevicesUpdateReplicasAndShards() {
@@ -550,6 +557,9 @@ class MainWindowTest : public QObject {
     QCOMPARE(nice_step(0.8, 5, false), 0.2);
     MetricChart chart(Metric::kLoss, "Loss");
     auto x_axis = [&] { return qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0)); };
+    // A new chart, before any run: "0 1", not "0 0 1 1 1" (the window used to open that way).
+    QCOMPARE(x_axis()->tickInterval(), 1.0);
+    QCOMPARE(x_axis()->tickType(), QValueAxis::TicksDynamic);
     chart.refresh(RunMetrics());  // empty: "0 1", not "0 0 1 1 1"
     QCOMPARE(x_axis()->max(), 1.0);
     QCOMPARE(x_axis()->tickInterval(), 1.0);
