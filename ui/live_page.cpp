@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QResizeEvent>
+#include <QScrollArea>
 #include <QTimer>
 
 #include <algorithm>
@@ -20,7 +21,15 @@ LivePage::LivePage(LiveRun* run, QWidget* parent) : QSplitter(Qt::Vertical, pare
   charts_[3]->hide();
   replicas_ = new ReplicaView;
   for (auto* c : charts_) addWidget(c);
-  addWidget(replicas_);
+  // Scrolled when the page is short: a replica view whose text wraps on a narrow projector page
+  // must not make the window taller than the screen (it pushed the status bar off a 720p one).
+  auto* replica_scroll = new QScrollArea;
+  replica_scroll->setObjectName("replica_scroll");
+  replica_scroll->setWidget(replicas_);
+  replica_scroll->setWidgetResizable(true);
+  replica_scroll->setFrameShape(QFrame::NoFrame);
+  replica_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  addWidget(replica_scroll);
   for (int i = 0; i < kMetricCount; ++i) setStretchFactor(i, i == 3 ? 2 : 3);
   setStretchFactor(kMetricCount, 1);
   connect(run_, &LiveRun::run_started, replicas_, &ReplicaView::on_started);

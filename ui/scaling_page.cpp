@@ -10,6 +10,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStackedBarSeries>
 #include <QTableWidget>
@@ -29,8 +30,9 @@ ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
   breakdown_chart_ = new_chart_view("Median step time (ms): where it goes");
   throughput_chart_->setObjectName("scaling_throughput");
   breakdown_chart_->setObjectName("scaling_breakdown");
-  // Below this the plot shrinks to a strip and the axes' titles and labels turn into dots: the
-  // comparison above gives up height first.
+  // Below this the plot shrinks to a strip and the axes' titles and labels turn into dots; the
+  // page scrolls instead (a page that insisted on its height made the window taller than a
+  // 720-pixel projector).
   for (QChartView* v : {throughput_chart_, breakdown_chart_}) v->setMinimumHeight(200);
   table_ = new QTableWidget;
   table_->setObjectName("scaling_table");
@@ -42,11 +44,20 @@ ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
   auto* charts = new QSplitter(Qt::Horizontal);
   charts->addWidget(throughput_chart_);
   charts->addWidget(breakdown_chart_);
-  auto* layout = new QVBoxLayout(this);
+  auto* content = new QWidget;
+  auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(charts, 3);
   layout->addWidget(text_);
   layout->addWidget(table_, 1);
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(content);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->addWidget(scroll);
 }
 
 void ScalingPage::set_runs(const std::vector<RunRecord>& runs) {

@@ -292,6 +292,20 @@ class MainWindowTest : public QObject {
         QVERIFY2(contrast / painted > 0.25, qPrintable(QString("%1 on %2: %3").arg(a->text(), dark ? "dark" : "light").arg(contrast / painted)));
       }
     }
+    // Training: the window still fits (the scaling page's charts, given a minimum height, made the
+    // Runs page and so the window 752 pixels high, pushing the status bar off the screen).
+    QTRY_VERIFY_WITH_TIMEOUT(w.dataset_panel()->dataset() != nullptr && w.train_action()->isEnabled(), 30000);
+    w.set_pace(50);
+    w.train_action()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 2, 30000);
+    QTest::qWait(200);
+    QVERIFY2(w.minimumSizeHint().height() <= 720 && w.height() <= 720,
+             qPrintable(QString("training in projector mode needs %1, the window is %2 high")
+                            .arg(w.minimumSizeHint().height())
+                            .arg(w.height())));
+    w.set_quit_choice([] { return MainWindow::QuitChoice::kStopAndQuit; });
+    w.stop_action()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.running(), 30000);
     w.projector_action()->setChecked(false);
     QCOMPARE(w.chart(Metric::kLoss)->chart()->titleFont().pointSizeF(), normal);
     const QSize normal_need = w.minimumSizeHint();
