@@ -50,9 +50,9 @@ LivePage::LivePage(LiveRun* run, QWidget* parent) : QSplitter(Qt::Vertical, pare
 
 void LivePage::expect_classes(int64_t classes, int top_k) {
   const bool show = classes <= 0 || top_k < classes;
+  charts_[2]->chart()->setTitle(QString("Top-%1 accuracy").arg(top_k));
   if (show == !charts_[2]->isHidden()) return;
   charts_[2]->setVisible(show);
-  charts_[2]->chart()->setTitle(QString("Top-%1 accuracy").arg(top_k));
   place_legends();
   QTimer::singleShot(0, this, &LivePage::share_height);
 }

@@ -406,7 +406,7 @@ void MainWindow::on_frame() {
 void MainWindow::on_finished(const RunFinished& e) {
   pause_->setChecked(false);
   if (settings_ && e.status != RunStatus::kStopped) settings_->save_last_run({});
-  if (quit_when_done_ && !launcher_->sweeping()) QTimer::singleShot(0, this, &QWidget::close);
+  if (quit_when_done_ && !launcher_->sweeping()) close_by_itself();
   switch (e.status) {
     case RunStatus::kFinished:
       status_->setText(QString("Finished: %1 steps in %2, %3 samples/s.%4")
@@ -434,7 +434,7 @@ void MainWindow::on_sweep_finished(const QStringList& dirs, bool cancelled, int 
   status_->setText(cancelled ? QString("Sweep stopped after %1 of %2.").arg(dirs.size()).arg(QString::fromStdString(counted(total, "run")))
                              : QString("Sweep done: %1, compared on the Runs page.").arg(QString::fromStdString(counted(dirs.size(), "run"))));
   Q_EMIT sweep_finished(dirs);
-  if (quit_when_done_) QTimer::singleShot(0, this, &QWidget::close);
+  if (quit_when_done_) close_by_itself();
 }
 
 void MainWindow::show_error(const QString& message, const QString& headline) {
@@ -448,6 +448,14 @@ void MainWindow::changeEvent(QEvent* event) {
     full_screen_->setChecked(isFullScreen());
   }
   QMainWindow::changeEvent(event);
+}
+
+void MainWindow::close_by_itself() {
+  // From the event loop, once everyone has seen the run end; asked for already, so not asked again.
+  QTimer::singleShot(0, this, [this] {
+    closing_by_itself_ = true;
+    if (!close()) closing_by_itself_ = false;
+  });
 }
 
 MainWindow::QuitChoice MainWindow::ask_quit() {
@@ -498,18 +506,17 @@ void MainWindow::offer_last_run() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (running() && !quit_when_done_) {
-    switch (ask_quit()) {
-      case QuitChoice::kKeepTraining:
-        event->ignore();
-        return;
-      case QuitChoice::kQuitWhenDone:
-        quit_when_done_ = true;
-        status_->setText("The window closes when training ends.");
-        event->ignore();
-        return;
-      case QuitChoice::kStopAndQuit:
-        break;
+  if (running() && !closing_by_itself_) {
+    const QuitChoice choice = ask_quit();  // the run may end while the question is open
+    if (choice == QuitChoice::kKeepTraining) {
+      event->ignore();
+      return;
+    }
+    if (choice == QuitChoice::kQuitWhenDone && running()) {
+      quit_when_done_ = true;
+      status_->setText("The window closes when training ends.");
+      event->ignore();
+      return;
     }
   }
   if (settings_) {

@@ -149,6 +149,8 @@ class MainWindow : public QMainWindow {
   // Fills resume_offer_ for the run the settings name, when it can be resumed.
   void offer_last_run();
   QuitChoice ask_quit();
+  // Closes the window after "Quit when it finishes" once training has ended.
+  void close_by_itself();
 
   std::unique_ptr<WindowSettings> settings_;  // null: settings are neither read nor written
   RunLauncher* launcher_;
@@ -163,6 +165,7 @@ class MainWindow : public QMainWindow {
   QLabel* resume_text_;
   std::function<QuitChoice()> choose_quit_;
   bool quit_when_done_ = false;
+  bool closing_by_itself_ = false;
   QLabel* blocked_;
   QLabel* status_;
   QProgressBar* epoch_progress_;
@@ -174,7 +177,7 @@ class MainWindow : public QMainWindow {
   QComboBox* pace_ = nullptr;
   QAction* dark_;
   QAction* projector_;
-  QAction* full_screen_;
+  QAction* full_screen_ = nullptr;
   QAction* sweep_action_;
   QAction* scaling_action_;
   QMenu* recent_;

@@ -76,7 +76,8 @@ bool ScalingPage::has_study() const { return study_.points.size() >= 2; }
 void ScalingPage::redraw() {
   const auto& points = study_.points;
   const bool same_replicas = points.size() == 1 && study_.runs.size() >= 2;
-  text_->setText(same_replicas ? "These runs all use the same number of replicas; the numbers below compare their speed only."
+  text_->setText(study_.mixed ? QString::fromStdString(study_.reading)
+                 : same_replicas ? "These runs all use the same number of replicas; the numbers below compare their speed only."
                  : points.size() < 2 ? "Select two or more runs, ideally the same config on different device counts."
                                       : QString::fromStdString(study_.reading + " " + study_.baseline + " " + study_.load));
 

@@ -11,12 +11,14 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "mirror/data/keras_datasets.h"
 #include "mirror/data/preview.h"
 #include "mirror/data/registry.h"
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
+#include "mirror/runs/compare.h"
 #include "mirror/runs/recorded_run.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/sweep.h"
@@ -343,6 +345,19 @@ int run_datasets() {
   return kExitOk;
 }
 
+namespace {
+// "lr=0.1" from a sweep run named "lr=0.1 logical=2 try 1/3": its settings other than devices and tries.
+std::string sweep_label_without_devices(const RunRecord& r) {
+  std::string out;
+  std::istringstream words(r.meta.name);
+  std::string word;
+  while (words >> word)
+    if (word.rfind("logical=", 0) != 0 && word != "try" && word.find('/') == std::string::npos)
+      out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+}  // namespace
+
 int run_sweep(const SweepArgs& args) {
   std::unique_ptr<Sweep> sweep;
   try {
@@ -386,10 +401,12 @@ int run_sweep(const SweepArgs& args) {
   if (!args.train.json && !done.empty()) {
     fmt::print("\n");
     if (done.size() > 1) print_comparison(done, false);
-    if (args.scaling) {
-      fmt::print("\n");
-      print_scaling(done, false);
-    }
+    if (args.scaling)  // one study per setting of the other axes (--grid lr=... with --scaling)
+      for (const auto& group : scaling_groups(done)) {
+        const std::string label = sweep_label_without_devices(group.front());
+        fmt::print("\n{}", label.empty() ? "" : "Scaling study for " + label + ":\n");
+        print_scaling(group, false);
+      }
   }
   return exit_code;
 }

@@ -118,6 +118,10 @@ expect sweep-no-axis 2 'give --grid' -- "$bin" sweep --preset spirals-mlp
 # Values separated by spaces, as typed: four runs (2 learning rates x 2 batch sizes).
 expect sweep-grid-spaces 0 'Sweep sw-[0-9-]+: 4 runs' -- \
   "$bin" sweep --preset spirals-mlp --max-steps 2 --grid lr=0.01 0.1 --grid 'batch=16 32' --run-dir "$tmp/sweep-spaces"
+# A grid with the scaling study: one study per learning rate, never medians across rates.
+expect scaling-per-setting 0 'Scaling study for lr=0\.1:' -- \
+  "$bin" sweep --preset spirals-mlp --grid lr=0.01,0.1 --scaling --scaling-devices 1,2 --tries 1 --max-steps 4 \
+  --run-dir "$tmp/scaling-grid"
 # The scaling study: tries interleaved, medians with the slowest and fastest try, always the load.
 scaling_out=$("$bin" sweep --preset spirals-mlp --scaling --scaling-devices 1,2 --tries 2 --max-steps 8 \
   --run-dir "$tmp/scaling" 2>&1)

@@ -457,16 +457,37 @@ class MainWindowTest : public QObject {
     w->stop_action()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(!w->running(), 30000);
     w->training_panel()->set_values("adam", 0.01, 64, 2);
+    w->set_pace(20);  // a few seconds: time to ask twice
     w->set_quit_choice([] { return MainWindow::QuitChoice::kQuitWhenDone; });
     w->train_action()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(w->running(), 30000);
     QVERIFY(!w->close());
+    // Closing again before it ends asks again (it used to stop the run without a word).
+    int again = 0;
+    w->set_quit_choice([&] {
+      ++again;
+      return MainWindow::QuitChoice::kKeepTraining;
+    });
+    QVERIFY(!w->close());
+    QCOMPARE(again, 1);
     QTRY_VERIFY_WITH_TIMEOUT(!w->isVisible(), 60000);
     QCOMPARE(w->last_result().status, RunStatus::kFinished);
     w.reset();
     open(w);
     if (QTest::currentTestFailed()) return;
     QVERIFY(!w->resume_offer()->isVisible());
+    // A run that ends while the question is open: "Quit when it finishes" closes at once (it used
+    // to wait for an end that had already come).
+    w->training_panel()->set_values("adam", 0.01, 64, 500);
+    w->train_action()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(w->running() && w->metrics().steps() > 2, 30000);
+    MainWindow* window = w.get();
+    w->set_quit_choice([window] {
+      window->stop_action()->trigger();
+      for (int k = 0; k < 300 && window->running(); ++k) QTest::qWait(20);
+      return MainWindow::QuitChoice::kQuitWhenDone;
+    });
+    QVERIFY(w->close());
     w.reset();
     QSettings().clear();
   }

@@ -74,8 +74,8 @@ std::vector<int64_t> infer_layer(LayerSpec& l, const std::vector<int64_t>& in, c
       }
       const int64_t channels = in.back();
       if (conv) {
-        params = checked({spatial == 1 ? window[0] : checked({window[0], window[1]}), channels, l.units},
-                         l.use_bias ? l.units : 0);
+        const int64_t area = spatial == 1 ? window[0] : checked({window[0], window[1]});
+        params = area < 0 ? -1 : checked({area, channels, l.units}, l.use_bias ? l.units : 0);
         if (params < 0) return fail(too_many);
         out.push_back(l.units);
       } else {

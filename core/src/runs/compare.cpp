@@ -86,8 +86,9 @@ std::vector<ScalingRow> scaling_rows(const std::vector<RunRecord>& runs) {
     row.update_ms /= n;
     row.other_ms = std::max(0.0, row.step_ms - row.compute_ms - row.allreduce_ms - row.update_ms);
     if (const nlohmann::json* machine = json_field(r.run, "machine")) {
-      row.cores = static_cast<int>(json_int(*machine, "cores", 0));
-      row.intra_op_threads = static_cast<int>(json_int(*machine, "intra_op_threads", 0));
+      // Clamped: a damaged run.json must not overflow replicas x threads.
+      row.cores = static_cast<int>(std::clamp<int64_t>(json_int(*machine, "cores", 0), 0, 1 << 16));
+      row.intra_op_threads = static_cast<int>(std::clamp<int64_t>(json_int(*machine, "intra_op_threads", 0), 0, 1 << 16));
       row.load_at_start = load_field(*machine, "load_average_at_start", -1);
       row.load_at_end = load_field(*machine, "load_average_at_end", -1);
       row.other_programs_cores = load_field(*machine, "other_programs_cores", -1);
@@ -165,8 +166,11 @@ std::string baseline_in_words(const ScalingStudy& s) {
 
 std::string load_in_words(const ScalingStudy& s) {
   if (s.first_load < 0 && s.highest_load < 0) return "The runs recorded no load average (they were recorded by an older version).";
-  std::string out = fmt::format("Load average (1 minute): {:.2f} when the first run started, at most {:.2f} during the study",
-                                s.first_load < 0 ? s.highest_load : s.first_load, s.highest_load);
+  std::string out = s.first_load < 0
+                        ? fmt::format("Load average (1 minute): at most {:.2f} during the study", s.highest_load)
+                        : fmt::format("Load average (1 minute): {:.2f} when the first run started, at most {:.2f} during "
+                                      "the study",
+                                      s.first_load, s.highest_load);
   if (s.cores > 0) out += fmt::format(", on {}", counted(s.cores, "core"));
   out += ".";
   if (s.other_programs_cores >= 0)
@@ -199,8 +203,47 @@ std::string what_the_tries_show(const std::vector<ScalingPoint>& points) {
 }
 }  // namespace
 
+namespace {
+// A run's config without its devices: runs of one scaling study agree on it.
+std::string config_but_devices(const RunRecord& r) {
+  const nlohmann::json* config = json_field(r.run, "config");
+  if (!config || !config->is_object()) return "{}";
+  nlohmann::json c = *config;
+  c.erase("devices");
+  return c.dump();
+}
+}  // namespace
+
+std::vector<std::vector<RunRecord>> scaling_groups(const std::vector<RunRecord>& runs) {
+  std::vector<std::vector<RunRecord>> groups;
+  std::vector<std::string> keys;
+  for (const auto& r : runs) {
+    const std::string key = config_but_devices(r);
+    const auto at = std::find(keys.begin(), keys.end(), key);
+    if (at == keys.end()) {
+      keys.push_back(key);
+      groups.push_back({r});
+    } else {
+      groups[static_cast<size_t>(at - keys.begin())].push_back(r);
+    }
+  }
+  return groups;
+}
+
 ScalingStudy scaling_study(const std::vector<RunRecord>& runs) {
   ScalingStudy s;
+  if (scaling_groups(runs).size() > 1) {
+    // Tries of one count must be the same config: medians over different learning rates (say)
+    // would measure the settings, not the devices.
+    std::vector<std::string> keys;
+    for (const auto& k : differing_config_keys(runs))
+      if (k.rfind("devices", 0) != 0) keys.push_back(k);
+    s.mixed = true;
+    s.reading = fmt::format("These runs differ in more than their devices ({}), so they are not one scaling study: "
+                            "compare them on the curves page, or select the runs of one setting.",
+                            fmt::join(keys, ", "));
+    return s;
+  }
   s.runs = scaling_rows(runs);
   for (auto it = s.runs.cbegin(); it != s.runs.cend();) {
     auto end = std::find_if(it, s.runs.cend(), [&](const ScalingRow& r) { return r.replicas != it->replicas; });
@@ -227,7 +270,7 @@ ScalingStudy scaling_study(const std::vector<RunRecord>& runs) {
   for (const auto& r : runs) {
     const nlohmann::json* machine = json_field(r.run, "machine");
     if (r.steps.empty() || !machine) continue;
-    s.cores = std::max(s.cores, static_cast<int>(json_int(*machine, "cores", 0)));
+    s.cores = std::max(s.cores, static_cast<int>(std::clamp<int64_t>(json_int(*machine, "cores", 0), 0, 1 << 16)));
     const std::string started = json_string(r.run, "started_at", "");
     if (first_started.empty() || started < first_started) {
       first_started = started;
@@ -240,7 +283,9 @@ ScalingStudy scaling_study(const std::vector<RunRecord>& runs) {
   }
   s.noisy = s.largest_spread > kNoisySpread;
   const bool others_busy = s.other_programs_cores > std::max(kBusyCores, 0.1 * s.cores);
-  const bool loaded_before = s.cores > 0 && s.first_load > s.cores;
+  // The load average still counts the run that ended just before the study (the window's own,
+  // say): it speaks only where the CPU other programs took was not measured.
+  const bool loaded_before = s.other_programs_cores < 0 && s.cores > 0 && s.first_load > s.cores;
   s.busy = others_busy || loaded_before;
   s.baseline = baseline_in_words(s);
   s.load = load_in_words(s);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <thread>
 
 #include "mirror/train/events_json.h"
 #include "mirror/util/error.h"
@@ -147,7 +148,13 @@ void RunWriter::on_finished(const RunFinished& e) {
   run_["final"] = to_json(e);
   if (cpu_use_ && run_.contains("machine")) {
     if (const auto load = load_average()) run_["machine"]["load_average_at_end"] = *load;
-    if (const auto others = cpu_use_->other_programs_cores()) run_["machine"]["other_programs_cores"] = *others;
+    // Only where every other busy CPU is somebody else's: not beside this run's own worker
+    // processes, and not when this process may use only some of the cores /proc/stat counts.
+    const nlohmann::json* workers = run_.contains("workers") ? &run_["workers"] : nullptr;
+    const bool alone = !workers || !workers->is_object() || workers->value("world_size", 1) <= 1;
+    const bool whole_machine = usable_cores() >= static_cast<int>(std::thread::hardware_concurrency());
+    if (const auto others = cpu_use_->other_programs_cores(); others && alone && whole_machine)
+      run_["machine"]["other_programs_cores"] = *others;
   }
   try {
     write_run_json();

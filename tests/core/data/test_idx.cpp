@@ -98,14 +98,18 @@ TEST(Idx, HeadersThatOverflowOrDeclareGigabytesAllocateNothing) {
   const std::string wrap = data_error([&] { read_idx_ubyte(dir.file("wrap", idx_bytes({4, 0x80000000, 0x80000000}, 0))); });
   EXPECT_NE(wrap.find("4 x 2147483648 x 2147483648"), std::string::npos) << wrap;
   EXPECT_NE(wrap.find("wrap"), std::string::npos) << "the message names the file: " << wrap;
-  // A 12-byte header declaring 4 GiB: with 1 GiB of address space the reader must still say the
+  // A 12-byte header declaring 4 GiB: with 1 GiB of address space to spare the reader must still say the
   // file is short (it used to allocate the 4 GiB first, and fail inside LibTorch).
   const std::string big = dir.file("big", idx_bytes({1, 65536, 65536}, 100));
   const pid_t child = ::fork();
   if (child == 0) {
+    // 1 GiB more than this process already has (its thread arenas and libraries vary by machine).
+    std::ifstream statm("/proc/self/statm");
+    rlim_t pages = 0;
+    statm >> pages;
     rlimit limit{};
     ::getrlimit(RLIMIT_AS, &limit);
-    limit.rlim_cur = rlim_t{1} << 30;
+    limit.rlim_cur = pages * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (rlim_t{1} << 30);
     ::setrlimit(RLIMIT_AS, &limit);
     try {
       read_idx_ubyte(big);

@@ -106,7 +106,7 @@ std::vector<RunRecord> tried_study(const std::vector<double>& slow, double other
     RunRecord one = scaling_run("one", 1, 0.010, 9, 0);
     record_machine(one, 2, t == 0 ? first_load : 2.1, 2.2, others, "2026-12-01T10:0" + std::to_string(2 * t) + ":00Z");
     RunRecord two = scaling_run("two", 2, 0.008 * slow[static_cast<size_t>(t)], 7, 0.5);
-    record_machine(two, 1, 2.2, 2.4, 0.0, "2026-12-01T10:0" + std::to_string(2 * t + 1) + ":00Z");
+    record_machine(two, 1, 2.2, 2.4, others, "2026-12-01T10:0" + std::to_string(2 * t + 1) + ":00Z");
     runs.push_back(two);  // out of time order: the first run is found by its start time
     runs.push_back(one);
   }
@@ -166,9 +166,26 @@ TEST(Compare, ScalingStudyDoesNotExplainNoisyOrBusyMeasurements) {
   EXPECT_EQ(shared.reading.rfind("The machine was busy: other programs used up to 0.80 of its 2 cores", 0), 0u)
       << shared.reading;
   EXPECT_EQ(shared.reading.find("From 1 replica"), std::string::npos);
-  // The machine was loaded before the study began.
-  const ScalingStudy loaded = scaling_study(tried_study({1.0, 1.0, 1.0}, 0.01, /*first_load=*/3.5));
+  // A load average above the cores before the first run may be the run that just ended (the
+  // window's own): it counts only where other programs' CPU was not measured.
+  EXPECT_FALSE(scaling_study(tried_study({1.0, 1.0, 1.0}, 0.01, /*first_load=*/3.5)).busy);
+  const ScalingStudy loaded = scaling_study(tried_study({1.0, 1.0, 1.0}, /*others=*/-1, /*first_load=*/3.5));
   EXPECT_TRUE(loaded.busy);
   EXPECT_NE(loaded.reading.find("load average was 3.50 on 2 cores before the first run"), std::string::npos)
       << loaded.reading;
+}
+
+TEST(Compare, RunsOfDifferentSettingsAreNotOneScalingStudy) {
+  std::vector<RunRecord> runs = tried_study({1.0, 1.0, 1.0});
+  for (size_t i = 0; i < runs.size(); ++i)
+    runs[i].run["config"] = {{"optimizer", {{"learning_rate", i % 2 == 0 ? 0.1 : 0.01}}},
+                             {"devices", {{"logical", runs[i].run["devices"].size()}}}};
+  const ScalingStudy s = scaling_study(runs);
+  EXPECT_TRUE(s.mixed);
+  EXPECT_TRUE(s.points.empty());
+  EXPECT_EQ(s.reading.rfind("These runs differ in more than their devices (optimizer.learning_rate)", 0), 0u) << s.reading;
+  const auto groups = scaling_groups(runs);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].size(), 3u);
+  EXPECT_FALSE(scaling_study(groups[0]).mixed);
 }

@@ -75,7 +75,10 @@ struct ScalingStudy {
   double largest_spread = 0;          // of any point measured more than once
   bool measured_once = true;          // no point has two tries: the spread is unknown
   bool noisy = false;                 // some point's tries spread over more than kNoisySpread of its median
-  bool busy = false;                  // other programs took CPU, or the load was above the cores at the start
+  bool busy = false;                  // other programs took CPU (or, where that was not measured, the
+                                      // load average was above the cores when the first run started)
+  bool mixed = false;                 // the runs differ in more than their devices: no points, and the
+                                      // reading says in what (see scaling_groups)
   std::string baseline;               // which run is the baseline and the threads it and the others used
   std::string load;                   // the load average the runs saw, in words (always said)
   std::string reading;                // the explanation, or why the numbers cannot be explained
@@ -84,6 +87,9 @@ inline constexpr double kNoisySpread = 0.2;
 // Other programs using this many cores (or a tenth of the machine, if more) make a machine busy.
 inline constexpr double kBusyCores = 0.25;
 ScalingStudy scaling_study(const std::vector<RunRecord>& runs);
+// The runs split by their config apart from the devices, in order of first appearance: each
+// group is one scaling study (a sweep over learning rates and devices holds one per rate).
+std::vector<std::vector<RunRecord>> scaling_groups(const std::vector<RunRecord>& runs);
 
 // A few sentences reading the points: where the time goes as replicas are added and why the
 // speed-up is what it is. Empty for fewer than two points.
