@@ -14,6 +14,7 @@ packages=(
   libboost-dev            # Boost.CRC (CRC-32C of TensorBoard records)
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev   # the desktop window (Qt 6)
   xvfb xauth              # screenshots of the window on machines without a display
+  clang libclang-rt-14-dev   # libFuzzer and the sanitizers' runtimes for the fuzz targets (scripts/fuzz.sh)
   python3 python3-numpy python3-torch   # benchmark reference, golden values, torchrun
   slurm-wlm munge iproute2   # a one-node Slurm and two network namespaces for the multi-process tests
   dataset-fashion-mnist   # the embedded default dataset (/usr/share/datasets/fashion-mnist)

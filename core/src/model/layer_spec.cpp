@@ -165,7 +165,8 @@ nlohmann::json to_json(const ModelSpec& spec) {
   return j;
 }
 
-ModelSpec model_from_json(const nlohmann::json& j) {
+namespace {
+ModelSpec model_from_json_unchecked(const nlohmann::json& j) {
   if (!j.is_object() || !j.contains("layers") || !j.at("layers").is_array())
     throw ConfigError("model: expected an object with a \"layers\" list");
   ModelSpec spec;
@@ -244,6 +245,15 @@ ModelSpec model_from_json(const nlohmann::json& j) {
     spec.layers.push_back(std::move(l));
   }
   return spec;
+}
+}  // namespace
+
+ModelSpec model_from_json(const nlohmann::json& j) {
+  try {
+    return model_from_json_unchecked(j);
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type: {"name": 3}
+    throw ConfigError(fmt::format("model: {}", e.what()));
+  }
 }
 
 ModelSpec load_model_file(const std::string& path) {

@@ -42,6 +42,21 @@ TEST(Model, JsonRoundTripKeepsEveryPreset) {
   EXPECT_EQ(a.layers[1].output_shape, (std::vector<int64_t>{100, 4}));
 }
 
+// A field of the wrong type is a ConfigError like every other mistake in a model file, not a
+// nlohmann::json type_error (the window and config_from_json call model_from_json directly).
+TEST(Model, FieldsOfTheWrongTypeAreConfigErrors) {
+  for (const char* text : {R"({"layers": [{"type": "Dense", "units": 3, "name": 3}]})",
+                           R"({"layers": [{"type": "Conv1D", "filters": 3, "kernel_size": 2, "padding": []}]})",
+                           R"({"layers": [{"type": "Dense", "units": 3, "use_bias": "yes"}]})"}) {
+    try {
+      model_from_json(nlohmann::json::parse(text));
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("model: ", 0), 0u) << e.what();
+    }
+  }
+}
+
 TEST(Model, MalformedJsonNamesLayerAndField) {
   EXPECT_NE(config_error(nlohmann::json::parse(R"({"layers": [{"type": "Conv3D"}]})")).find("unknown layer type 'Conv3D'"),
             std::string::npos);

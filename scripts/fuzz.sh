@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets (tests/fuzz: clang's libFuzzer with AddressSanitizer, LeakSanitizer and
+# UndefinedBehaviorSanitizer) and runs each for SECONDS (default 20), starting from seeds made
+# from the project's own test fixtures. Fails on any crash, sanitizer report, leak, timeout
+# (10 s for one input) or input that needs more than 2 GiB. What a failure leaves is in
+# build-fuzz/artifacts/, to rerun as: build-fuzz/fuzz_TARGET build-fuzz/artifacts/FILE
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: npy pickle model_json reuters_sgml)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-20}
+shift || true
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=(npy pickle model_json reuters_sgml)
+build=build-fuzz
+
+if ! command -v clang++ >/dev/null; then
+  echo "fuzz.sh: clang++ not found; scripts/setup.sh installs it" >&2
+  exit 1
+fi
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S tests/fuzz -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
+cmake --build "$build" -j"$(nproc)" -- --no-print-directory >/dev/null
+
+# Seeds: tests/fuzz/corpus (written here) and our own test fixtures, never third-party data. Each
+# target's corpus grows in build-fuzz.
+corpus=$build/corpus
+python3 - "$corpus" <<'PY'
+import glob, os, sys, zipfile
+out = sys.argv[1]
+for t in ("npy", "pickle", "model_json", "reuters_sgml"):
+    os.makedirs(os.path.join(out, t), exist_ok=True)
+def put(target, name, data):
+    with open(os.path.join(out, target, name), "wb") as f:
+        f.write(data)
+for npz in glob.glob("tests/fixtures/keras/*.npz") + glob.glob("tests/fixtures/keras/bad/*.npz"):
+    try:
+        with zipfile.ZipFile(npz) as z:
+            for member in z.namelist():
+                data = z.read(member)
+                base = os.path.basename(npz) + "-" + member
+                put("npy", base, data)
+                # An object array's data is a pickle after the header: the unpickler's seed.
+                if data.startswith(b"\x93NUMPY") and len(data) > 10:
+                    header_len = data[8] | data[9] << 8 if data[6] == 1 else int.from_bytes(data[8:12], "little")
+                    start = (10 if data[6] == 1 else 12) + header_len
+                    if data[start:start + 1] == b"\x80":
+                        put("pickle", base + ".pkl", data[start:])
+    except zipfile.BadZipFile:
+        pass
+for target in os.listdir("tests/fuzz/corpus"):  # hand-written seeds, one folder per target
+    for seed in glob.glob(os.path.join("tests/fuzz/corpus", target, "*")):
+        put(target, os.path.basename(seed), open(seed, "rb").read())
+for model in glob.glob("resources/models/*.json"):
+    put("model_json", os.path.basename(model), open(model, "rb").read())
+for sgm in glob.glob("tests/fixtures/reuters_sgml/*.sgm"):
+    put("reuters_sgml", os.path.basename(sgm), open(sgm, "rb").read())
+PY
+
+mkdir -p "$build/artifacts"
+status=0
+for t in "${targets[@]}"; do
+  dict=()
+  [[ -f tests/fuzz/$t.dict ]] && dict=(-dict="tests/fuzz/$t.dict")
+  log=$build/fuzz_$t.log
+  if "$build/fuzz_$t" "$corpus/$t" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" >"$log" 2>&1; then
+    runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
+    units=$(find "$corpus/$t" -type f | wc -l)
+    echo "fuzz.sh: $t: $runs inputs in ${seconds} s, nothing found (corpus: $units inputs)"
+  else
+    status=1
+    echo "fuzz.sh: $t FAILED; the end of its log ($log):" >&2
+    tail -n 40 "$log" >&2
+  fi
+done
+exit $status
