@@ -232,7 +232,11 @@ std::vector<std::vector<RunRecord>> scaling_groups(const std::vector<RunRecord>&
 
 ScalingStudy scaling_study(const std::vector<RunRecord>& runs) {
   ScalingStudy s;
-  if (scaling_groups(runs).size() > 1) {
+  // Checked without copying the runs (scaling_groups would): the window calls this at every selection.
+  const std::string first = runs.empty() ? std::string() : config_but_devices(runs.front());
+  const bool one_config =
+      std::all_of(runs.begin(), runs.end(), [&](const RunRecord& r) { return config_but_devices(r) == first; });
+  if (!one_config) {
     // Tries of one count must be the same config: medians over different learning rates (say)
     // would measure the settings, not the devices.
     std::vector<std::string> keys;
