@@ -46,10 +46,10 @@ int config_error(const std::exception& e) {
 
 namespace {
 TrainControl* g_control = nullptr;
-volatile std::sig_atomic_t g_interrupted = 0;
+volatile std::sig_atomic_t g_interrupted = 0;  // the signal that stopped the run; 0: none
 
-extern "C" void on_signal(int) {
-  g_interrupted = 1;
+extern "C" void on_signal(int sig) {
+  g_interrupted = sig;
   if (g_control) g_control->stop.store(true);
 }
 
@@ -222,7 +222,7 @@ Execution execute(RecordedRun& run, bool json, bool quiet = false) {
     fmt::print(stderr, "{}: run failed: {}\n", g_prog, fin.message);
     result.exit_code = kExitRunFailed;
   } else if (fin.status == RunStatus::kStopped && g_interrupted) {
-    result.exit_code = kExitInterrupted;
+    result.exit_code = exit_code_for_signal(g_interrupted);
     result.interrupted = true;
   }
   if (quiet && fin.status != RunStatus::kFailed)

@@ -13,7 +13,8 @@ namespace mirror::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitRunFailed = 1;
 inline constexpr int kExitBadConfig = 2;
-inline constexpr int kExitInterrupted = 130;
+// A run stopped by a signal exits as shells report a process killed by it: 128 + its number.
+inline constexpr int exit_code_for_signal(int sig) { return 128 + sig; }
 
 // Options shared by `train` and `summary`; unset optionals keep the preset's value.
 struct ModelArgs {

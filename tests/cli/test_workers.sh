@@ -88,7 +88,7 @@ done
 wait "$launcher"
 rc=$?
 steps=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['final']['steps'])" "$tmp/stopped/run.json" 2>/dev/null)
-if [[ $rc -eq 130 ]] && grep -q '"status": *"stopped"' "$tmp/stopped/run.json" && [[ -n $steps && -e "$tmp/stopped/checkpoints/ckpt-$steps.pt" ]] &&
+if [[ $rc -eq 143 ]] && grep -q '"status": *"stopped"' "$tmp/stopped/run.json" && [[ -n $steps && -e "$tmp/stopped/checkpoints/ckpt-$steps.pt" ]] &&
     grep -q "stopped after $steps steps" "$tmp/s.log"; then pass; else fail "SIGTERM to rank 1: exit $rc, steps '$steps'"; tail -3 "$tmp/s.log"; fi
 
 # The killed run continues from its last checkpoint with both workers.
