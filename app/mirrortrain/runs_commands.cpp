@@ -10,6 +10,7 @@
 #include "mirror/runs/run_reader.h"
 #include "mirror/util/error.h"
 #include "mirror/util/json_fields.h"
+#include "mirror/util/words.h"
 #include "tables.h"
 
 namespace mirror::cli {
@@ -54,8 +55,8 @@ int run_runs_show(const RunsArgs& a) {
   try {
     const RunRecord r = read_run(resolve_run(a, a.dirs.at(0)));
     if (!a.csv) {
-      fmt::print("{} ({}), {} on {}, {} replica(s)\n", r.name, r.status, run_model_label(r), run_dataset_label(r),
-                 r.run.contains("devices") ? r.run["devices"].size() : 0);
+      fmt::print("{} ({}), {} on {}, {}\n", r.name, r.status, run_model_label(r), run_dataset_label(r),
+                 counted(replica_count(r), "replica"));
       if (const std::string message = json_string(r.run, "message"); !message.empty())
         fmt::print("message: {}\n", message);
       if (!r.meta.name.empty() || !r.meta.tags.empty())
