@@ -185,6 +185,8 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
     show_error(why, "Not started:");
   });
   connect(launcher_, &RunLauncher::sweep_finished, this, &MainWindow::on_sweep_finished);
+  connect(launcher_->controller(), &TrainingController::warned, this,
+          [this](const QString& message) { show_error(message, "Note:"); });
   connect(launcher_->live(), &LiveRun::run_started, this, &MainWindow::on_started);
   connect(launcher_->live(), &LiveRun::frame, this, &MainWindow::on_frame);
   connect(launcher_->live(), &LiveRun::run_finished, this, &MainWindow::on_finished);

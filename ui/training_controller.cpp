@@ -77,7 +77,10 @@ bool TrainingController::start(std::function<std::unique_ptr<RecordedRun>()> pre
     SignalSink sink(this);
     try {
       std::unique_ptr<RecordedRun> run = prepare();
-      for (const auto& w : run->warnings()) std::fprintf(stderr, "mirrorbench: %s\n", w.c_str());
+      for (const auto& w : run->warnings()) {
+        std::fprintf(stderr, "mirrorbench: %s\n", w.c_str());
+        Q_EMIT warned(QString::fromStdString(w));
+      }
       run->run(sink, *control);
     } catch (const std::exception& e) {
       // Setting up failed: the run ends like any failed run, with a message the window shows.

@@ -59,6 +59,9 @@ class TrainingController : public QObject {
   void steps(const std::vector<mirror::StepMetrics>& batch);
   void epoch(const mirror::EpochMetrics& e);
   void finished(const mirror::RunFinished& e);
+  // Something the person should know about the run being prepared (a damaged checkpoint passed
+  // over on resume, no TensorBoard events): it trains all the same.
+  void warned(const QString& message);
 
  private:
   std::shared_ptr<TrainControl> control_;

@@ -18,10 +18,12 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 
 #include "mirror/data/dataset.h"
 #include "mirror/model/presets.h"
+#include "mirror/runs/recorded_run.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/util/json_fields.h"
 #include "ui/chart_widgets.h"
@@ -365,6 +367,83 @@ class MainWindowTest : public QObject {
     QVERIFY(done.wait(10000));
     QCOMPARE(w->last_result().status, RunStatus::kStopped);
     QVERIFY(w->last_result().steps < 500 * 32);
+  }
+
+  // The dataset's files are read once, when it is loaded: replacing one while a run trains on it
+  // leaves the run alone, and the next load says what is wrong with the new file.
+  void aDatasetFileReplacedMidRunFailsTheNextLoadNotTheRun() {
+    QTemporaryDir dir;
+    const auto idx = [&](const char* name, std::vector<uint32_t> dims) {
+      std::string bytes = {0, 0, 0x08, static_cast<char>(dims.size())};
+      size_t n = 1;
+      for (uint32_t d : dims) {
+        n *= d;
+        for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<char>((d >> shift) & 0xff));
+      }
+      for (size_t i = 0; i < n; ++i) bytes.push_back(static_cast<char>(dims.size() == 1 ? i % 10 : (i * 7) % 256));
+      std::ofstream(dir.filePath(name).toStdString(), std::ios::binary) << bytes;
+    };
+    idx("train-images-idx3-ubyte", {64, 28, 28});
+    idx("train-labels-idx1-ubyte", {64});
+    idx("t10k-images-idx3-ubyte", {16, 28, 28});
+    idx("t10k-labels-idx1-ubyte", {16});
+    auto w = std::make_unique<MainWindow>(/*restore_settings=*/false);
+    w->show();
+    w->apply_preset("fashion-cnn");
+    w->dataset_panel()->set_dataset("fashion-mnist", dir.path());
+    w->dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset(), 30000);
+    w->training_panel()->set_values("adam", 0.001, 16, 40);
+    w->set_pace(40);  // 4 steps an epoch: about 4 s, time to replace the file mid-run
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 2, 30000);
+    std::ofstream(dir.filePath("train-images-idx3-ubyte").toStdString(), std::ios::binary | std::ios::trunc)
+        << "these are not images";
+    QVERIFY(done.wait(60000));
+    QCOMPARE(w->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w->metrics().steps(), 40 * 4);
+    QSignalSpy failed(w->dataset_panel(), &DatasetPanel::error);
+    w->dataset_panel()->load();
+    QVERIFY(failed.wait(30000));
+    const QString message = failed.takeFirst().at(0).toString();
+    QVERIFY2(message.contains("train-images-idx3-ubyte") && message.contains("not an IDX file"), qPrintable(message));
+    QVERIFY(!w->dataset_panel()->dataset());
+  }
+
+  // Resuming a run whose newest checkpoint was cut short: the window says which one it passed
+  // over, and the run continues from the one before.
+  void resumingPastADamagedCheckpointSaysSo() {
+    QTemporaryDir dir;
+    RunPlan plan;
+    plan.config = config_from_preset("spirals-mlp");
+    plan.config.dataset.name = "blobs";
+    plan.config.dataset.train_size = 400;
+    plan.config.batch_size = 50;
+    plan.config.epochs = 3;
+    plan.config.max_steps = 12;
+    plan.config.checkpoints.every_steps = 5;
+    plan.dir = dir.filePath("run").toStdString();
+    {
+      RecordedRun first(plan);
+      EventSink quiet;
+      TrainControl control;
+      QCOMPARE(first.run(quiet, control).steps, 12);
+    }
+    const std::string newest = plan.dir + "/checkpoints/ckpt-12.pt";
+    std::filesystem::resize_file(newest, 200);
+    auto w = std::make_unique<MainWindow>(/*restore_settings=*/false);
+    w->show();
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->resume_run(QString::fromStdString(plan.dir), 3);
+    QVERIFY(done.wait(60000));
+    QCOMPARE(w->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w->last_result().steps, 3 * 8);
+    QVERIFY(w->error_banner()->isVisible());
+    const QString text = w->error_banner()->text();
+    QVERIFY2(text.contains("passed over a damaged checkpoint") && text.contains("ckpt-12.pt") &&
+                 text.contains("resuming from " + QString::fromStdString(plan.dir) + "/checkpoints/ckpt-10.pt"),
+             qPrintable(text));
   }
 
   void trainerErrorShowsInTheWindow() {

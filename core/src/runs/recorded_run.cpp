@@ -59,6 +59,16 @@ std::unique_ptr<RecordedRun> RecordedRun::resume(const std::string& dir, const R
   run->trainer_->resume(p.saved);
   run->resumed_from_step_ = p.from_step;
   run->resumed_from_checkpoint_ = p.checkpoint;
+  for (const auto& [file, why] : p.unreadable) {
+    std::string moved;
+    if (options.record) {  // set aside, so that it is never taken for the newest again; kept to look at
+      std::error_code ec;
+      std::filesystem::rename(file, file + ".unreadable", ec);
+      moved = ec ? fmt::format(" (could not set it aside: {})", ec.message()) : fmt::format("; kept as {}.unreadable", file);
+    }
+    run->warnings_.push_back(fmt::format("passed over a damaged checkpoint: {}{}; resuming from {} instead", why, moved,
+                                         p.checkpoint));
+  }
   if (!options.record) return run;
   run->dir_ = dir;
   run->writer_ = RunWriter::resume(dir, p.from_step);

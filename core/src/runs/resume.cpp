@@ -24,10 +24,20 @@ ResumePoint resume_point(const std::string& dir) {
   const auto checkpoints = list_checkpoints((std::filesystem::path(dir) / "checkpoints").string());
   if (checkpoints.empty())
     throw ConfigError(fmt::format("{}: no checkpoint to resume from (checkpoints/ is empty)", dir));
-  p.checkpoint = checkpoints.back();
-  p.saved = read_checkpoint(p.checkpoint);
-  p.from_step = p.saved.position.global_step;
-  return p;
+  for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
+    try {
+      p.saved = read_checkpoint(*it);
+    } catch (const DataError& e) {
+      p.unreadable.emplace_back(*it, e.what());
+      continue;
+    }
+    p.checkpoint = *it;
+    p.from_step = p.saved.position.global_step;
+    return p;
+  }
+  if (checkpoints.size() == 1) throw DataError(p.unreadable.front().second);
+  throw DataError(fmt::format("{}: none of its {} checkpoints can be read; the newest: {}", dir, checkpoints.size(),
+                              p.unreadable.front().second));
 }
 
 }  // namespace mirror

@@ -4,6 +4,7 @@
 #include <torch/version.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -101,11 +102,21 @@ void RunWriter::write_run_json() {
 }
 
 void RunWriter::append(const nlohmann::json& j, bool flush) {
+  errno = 0;
   metrics_ << j.dump() << '\n';
   const auto now = std::chrono::steady_clock::now();
   if (flush || now - last_flush_ > std::chrono::seconds(1)) {
     metrics_.flush();
     last_flush_ = now;
+  }
+  // A full disk (or a removed one) fails the run here, at the first write it refuses, rather
+  // than training on with nothing recorded. What is on disk stays readable: run.json is
+  // replaced only whole, and checkpoints only by renaming a complete file over the old one.
+  if (!metrics_) {
+    const int err = errno;
+    const auto path = (std::filesystem::path(dir_) / "metrics.jsonl").string();
+    throw RunError(fmt::format("cannot write {}: {}{}. Everything up to the last checkpoint is kept: make room, then "
+                               "resume the run", path, err ? std::strerror(err) : "write failed", disk_full_hint(path)));
   }
 }
 
@@ -141,7 +152,10 @@ void RunWriter::on_epoch(const EpochMetrics& e) {
 void RunWriter::on_hold() { metrics_.flush(); }
 
 void RunWriter::on_finished(const RunFinished& e) {
-  append(to_json(e), true);
+  try {  // the end of a run that failed to write (a full disk) cannot be written either
+    if (metrics_) append(to_json(e), true);
+  } catch (const RunError&) {
+  }
   run_["status"] = run_status_name(e.status);
   run_["message"] = e.message;
   run_["ended_at"] = now_iso8601();

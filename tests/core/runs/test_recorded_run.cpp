@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 #include "mirror/data/synthetic.h"
@@ -154,4 +156,120 @@ TEST(RecordedRun, ResumingWhatCannotBeResumedSaysWhy) {
   TempDir tmp;
   EXPECT_NE(mirror::testing::error_of<ConfigError>([&] { RecordedRun::resume(tmp / "nothing"); }).find("no run.json"),
             std::string::npos);
+}
+
+namespace {
+// A stopped run with checkpoints every 5 steps: ckpt-10, ckpt-15 and ckpt-17 are kept.
+std::string stopped_at_17(const TempDir& tmp, const std::string& name) {
+  RunPlan plan;
+  plan.config = blobs_config();
+  plan.config.checkpoints.every_steps = 5;
+  plan.dir = tmp / name;
+  RecordedRun first(plan);
+  TrainControl control;
+  EndWatcher stopper(first.dir(), /*stop_after=*/17, &control);
+  EXPECT_EQ(first.run(stopper, control).status, RunStatus::kStopped);
+  return plan.dir;
+}
+}  // namespace
+
+TEST(RecordedRun, ADamagedNewestCheckpointIsPassedOverAndTheRunEndsTheSame) {
+  TempDir tmp;
+  RunPlan plan;
+  plan.config = blobs_config();
+  plan.dir = tmp / "whole";
+  RecordedRun whole(plan);
+  EndWatcher quiet(whole.dir());
+  TrainControl c1;
+  const RunFinished uninterrupted = whole.run(quiet, c1);
+
+  const std::string dir = stopped_at_17(tmp, "damaged");
+  const fs::path newest = fs::path(dir) / "checkpoints" / "ckpt-17.pt";
+  ASSERT_TRUE(fs::exists(newest));
+  fs::resize_file(newest, fs::file_size(newest) / 2);  // a write cut short
+  const auto resumed = RecordedRun::resume(dir);
+  EXPECT_EQ(resumed->resumed_from_step(), 15);
+  ASSERT_EQ(resumed->warnings().size(), 1u);
+  const std::string& warning = resumed->warnings()[0];
+  EXPECT_NE(warning.find("passed over a damaged checkpoint: " + newest.string()), std::string::npos) << warning;
+  EXPECT_NE(warning.find("resuming from " + (fs::path(dir) / "checkpoints" / "ckpt-15.pt").string()), std::string::npos)
+      << warning;
+  // Set aside, never again taken for the newest; nothing deleted.
+  EXPECT_FALSE(fs::exists(newest));
+  EXPECT_TRUE(fs::exists(newest.string() + ".unreadable"));
+  EndWatcher watcher(dir);
+  TrainControl control;
+  const RunFinished fin = resumed->run(watcher, control);
+  ASSERT_EQ(fin.status, RunStatus::kFinished) << fin.message;
+  EXPECT_EQ(watcher.steps, 36 - 15);
+  EXPECT_EQ(fin.param_l2_norm, uninterrupted.param_l2_norm);  // bit for bit
+  EXPECT_EQ(read_run(dir).steps.size(), 36u);                 // steps 16 and 17 once each
+
+  // When no checkpoint can be read, resuming says so and names the newest.
+  const std::string hopeless = stopped_at_17(tmp, "hopeless");
+  for (const auto& f : list_checkpoints((fs::path(hopeless) / "checkpoints").string())) fs::resize_file(f, 100);
+  const std::string error = mirror::testing::error_of<DataError>([&] { RecordedRun::resume(hopeless); });
+  EXPECT_NE(error.find("none of its 3 checkpoints can be read"), std::string::npos) << error;
+  EXPECT_NE(error.find("ckpt-17.pt"), std::string::npos) << error;
+}
+
+TEST(RecordedRun, ACheckpointWithImpossibleValuesIsRefusedNamingTheField) {
+  TempDir tmp;
+  const std::string dir = stopped_at_17(tmp, "run");
+  const Checkpoint good = read_checkpoint((fs::path(dir) / "checkpoints" / "ckpt-17.pt").string());
+  const std::vector<std::pair<std::string, std::function<void(Checkpoint&)>>> damages = {
+      {"position_global_step", [](Checkpoint& c) { c.position.global_step = -3; }},
+      {"position_epoch", [](Checkpoint& c) { c.position.epoch = 0; }},
+      {"position_step_in_epoch", [](Checkpoint& c) { c.position.step_in_epoch = c.position.global_step + 1; }},
+      {"position_epoch_loss_sum", [](Checkpoint& c) { c.position.epoch_sums.loss_sum = std::nan(""); }},
+      {"position_train_seconds", [](Checkpoint& c) { c.position.train_seconds = -1; }},
+      {"position_best_val_accuracy", [](Checkpoint& c) { c.position.best_val_accuracy = 7; }},
+      {"params", [](Checkpoint& c) { c.state.params = c.state.params.reshape({1, -1}); }},
+      {"params", [](Checkpoint& c) { c.state.params = c.state.params.to(torch::kFloat64); }},
+      {"replicas", [](Checkpoint& c) { c.state.dropout_rng.clear(); }},
+      {"dropout_rng_1", [](Checkpoint& c) { c.state.dropout_rng[1] = torch::zeros({3}, torch::kFloat32); }},
+      {"slot_0", [](Checkpoint& c) {
+         const auto ints = torch::zeros({2}, torch::kInt64);
+         if (c.state.optimizer_slots.empty()) c.state.optimizer_slots.emplace_back("m", ints);
+         else c.state.optimizer_slots[0].second = ints;
+       }},
+      {"best_params", [](Checkpoint& c) { c.best_params = torch::zeros({3}); }},
+  };
+  for (const auto& [field, damage] : damages) {
+    Checkpoint c = good;
+    damage(c);
+    const std::string path = tmp / "damaged.pt";
+    write_checkpoint(path, c);
+    const std::string error = mirror::testing::error_of<DataError>([&] { read_checkpoint(path); });
+    EXPECT_NE(error.find("damaged.pt: not a valid checkpoint: '" + field + "'"), std::string::npos)
+        << field << ": " << error;
+  }
+  // The undamaged one writes and reads back whole.
+  write_checkpoint(tmp / "good.pt", good);
+  const Checkpoint back = read_checkpoint(tmp / "good.pt");
+  EXPECT_TRUE(torch::equal(back.state.params, good.state.params));
+  EXPECT_EQ(back.position.global_step, 17);
+}
+
+TEST(RecordedRun, AFullDiskFailsTheRunNamingTheFileAndKeepsTheRecordReadable) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full (a device that is always full) on this system";
+  TempDir tmp;
+  RunPlan plan;
+  plan.config = blobs_config();
+  plan.dir = tmp / "full";
+  fs::create_directories(plan.dir);
+  fs::create_symlink("/dev/full", fs::path(plan.dir) / "metrics.jsonl");  // every write: ENOSPC
+  RecordedRun run(plan);
+  EndWatcher watcher(run.dir());
+  TrainControl control;
+  const RunFinished fin = run.run(watcher, control);
+  EXPECT_EQ(fin.status, RunStatus::kFailed);
+  EXPECT_NE(fin.message.find("cannot write " + (fs::path(plan.dir) / "metrics.jsonl").string() +
+                             ": No space left on device"), std::string::npos) << fin.message;
+  EXPECT_NE(fin.message.find("make room, then resume the run"), std::string::npos) << fin.message;
+  EXPECT_LE(fin.steps, 12);  // it stopped at the first flush it could not make (the first epoch's end)
+  // run.json (written whole, elsewhere on the disk) says how the run ended.
+  const auto recorded = RunWriter::read_run_json(plan.dir);
+  EXPECT_EQ(recorded.value("status", ""), "failed");
+  EXPECT_NE(recorded.value("message", "").find("No space left on device"), std::string::npos);
 }

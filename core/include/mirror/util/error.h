@@ -39,6 +39,10 @@ class CollectiveAborted : public RunError {
   using RunError::RunError;
 };
 
+// For a write to `path` that failed: " (the disk holding DIR is full: N KiB free)" when the disk
+// is full or nearly so, else empty. Appended to messages that say a file could not be written.
+std::string disk_full_hint(const std::string& path);
+
 // The message of `e` without the C++ stack trace LibTorch appends to its own errors.
 std::string describe_exception(const std::exception& e);
 
