@@ -4,13 +4,15 @@
 # from the project's own test fixtures. Fails on any crash, sanitizer report, leak, timeout
 # (10 s for one input) or input that needs more than 2 GiB. What a failure leaves is in
 # build-fuzz/artifacts/, to rerun as: build-fuzz/fuzz_TARGET build-fuzz/artifacts/FILE
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: npy pickle model_json reuters_sgml)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+#   targets: npy pickle model_json reuters_sgml npz idx tensorboard run_reader checkpoint
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(npy pickle model_json reuters_sgml)
+all=(npy pickle model_json reuters_sgml npz idx tensorboard run_reader checkpoint)
+[[ ${#targets[@]} -gt 0 ]] || targets=("${all[@]}")
 build=build-fuzz
 
 if ! command -v clang++ >/dev/null; then
@@ -25,15 +27,16 @@ cmake --build "$build" -j"$(nproc)" -- --no-print-directory >/dev/null
 # Seeds: tests/fuzz/corpus (written here) and our own test fixtures, never third-party data. Each
 # target's corpus grows in build-fuzz.
 corpus=$build/corpus
-python3 - "$corpus" <<'PY'
-import glob, os, sys, zipfile
+python3 - "$corpus" "${all[@]}" <<'PY'
+import glob, gzip, os, struct, sys, zipfile
 out = sys.argv[1]
-for t in ("npy", "pickle", "model_json", "reuters_sgml"):
+for t in sys.argv[2:]:
     os.makedirs(os.path.join(out, t), exist_ok=True)
 def put(target, name, data):
     with open(os.path.join(out, target, name), "wb") as f:
         f.write(data)
 for npz in glob.glob("tests/fixtures/keras/*.npz") + glob.glob("tests/fixtures/keras/bad/*.npz"):
+    put("npz", os.path.basename(npz), open(npz, "rb").read())
     try:
         with zipfile.ZipFile(npz) as z:
             for member in z.namelist():
@@ -55,6 +58,15 @@ for model in glob.glob("resources/models/*.json"):
     put("model_json", os.path.basename(model), open(model, "rb").read())
 for sgm in glob.glob("tests/fixtures/reuters_sgml/*.sgm"):
     put("reuters_sgml", os.path.basename(sgm), open(sgm, "rb").read())
+# IDX: images (N, rows, cols) and labels (N), plain and gzip-compressed.
+def idx(dims):
+    n = 1
+    for d in dims:
+        n *= d
+    return bytes([0, 0, 8, len(dims)]) + b"".join(struct.pack(">I", d) for d in dims) + bytes(i % 251 for i in range(n))
+for name, dims in (("images", (3, 4, 4)), ("labels", (5,)), ("empty", (0, 28, 28)), ("cube", (2, 2, 2, 2))):
+    put("idx", name, idx(dims))
+    put("idx", name + ".gz", gzip.compress(idx(dims), mtime=0))
 PY
 
 mkdir -p "$build/artifacts"

@@ -75,12 +75,14 @@ torch::Tensor read_idx_ubyte(const std::string& path) {
     if (size > 0) nonzero *= size;
     count *= size;
   }
-  // Read in chunks as the data arrives: a 12-byte header declaring gigabytes allocates nothing
-  // until the bytes are really there (a gzip stream's size is unknown until it is read).
-  constexpr size_t kChunk = size_t{64} << 20;
+  // Read in chunks as the data arrives, each as large as what was read so far (64 KiB to 64 MiB):
+  // a 12-byte header declaring gigabytes allocates little until the bytes are really there (a
+  // gzip stream's size is unknown until it is read).
+  constexpr size_t kFirstChunk = size_t{64} << 10, kMaxChunk = size_t{64} << 20;
   std::vector<uint8_t> data;
   while (data.size() < count) {
-    const size_t want = std::min<uint64_t>(kChunk, count - data.size());
+    const size_t chunk = std::clamp(data.size(), kFirstChunk, kMaxChunk);
+    const size_t want = std::min<uint64_t>(chunk, count - data.size());
     const size_t at = data.size();
     data.resize(at + want);
     const size_t got = file.read(data.data() + at, want, path);

@@ -1,0 +1,45 @@
+// libFuzzer target: a recorded run folder as the runs browser and `mirrortrain runs` read it.
+// The input is run.json, a NUL, meta.json, a NUL, then metrics.jsonl (NUL never occurs in JSON
+// text, so seeds are real files joined). read_run may throw DataError for a run.json that is no
+// run; anything else escaping, a crash, a leak, a hang or a record that contradicts itself is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mirror/runs/run_reader.h"
+#include "mirror/util/error.h"
+#include "scratch_file.h"
+
+namespace {
+// The next part of `bytes` up to a NUL (or the end).
+std::string part(const std::string& bytes, size_t& at) {
+  const size_t end = std::min(bytes.find('\0', at), bytes.size());
+  std::string out = bytes.substr(at, end - at);
+  at = end < bytes.size() ? end + 1 : end;
+  return out;
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const auto& scratch = mirror::fuzz::scratch();
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  size_t at = 0;
+  const std::string run_json = part(bytes, at), meta_json = part(bytes, at), metrics = bytes.substr(at);
+  scratch.put("run.json", run_json);
+  if (meta_json.empty()) scratch.remove("meta.json"); else scratch.put("meta.json", meta_json);
+  scratch.put("metrics.jsonl", metrics);
+  try {
+    const mirror::RunRecord r = mirror::read_run(scratch.dir());
+    // What the browser and the compare view ask of a record.
+    if (mirror::replica_count(r) < 1 || mirror::physical_device_count(r) < 1) __builtin_trap();
+    for (size_t i = 1; i < r.steps.size(); ++i)
+      if (r.steps[i].global_step <= r.steps[i - 1].global_step) __builtin_trap();  // de-duplicated, in order
+    const std::vector<mirror::RunRecord> both{r, r};
+    if (!mirror::differing_config_keys(both).empty()) __builtin_trap();
+    for (const auto& key : {"optimizer.learning_rate", "batch_size", "model.name"}) mirror::config_value(r, key);
+    (void)r.display_name();
+  } catch (const mirror::DataError&) {
+  }
+  return 0;
+}
