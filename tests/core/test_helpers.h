@@ -13,6 +13,7 @@
 #include <string>
 
 #include "mirror/strategy/communicator.h"
+#include "mirror/util/error.h"
 #include "mirror/train/config.h"
 
 namespace mirror::testing {
@@ -27,6 +28,9 @@ std::string error_of(const std::function<void()>& f) {
   }
   return "";
 }
+
+// The message of the DataError `f` throws; empty when it throws none.
+inline std::string data_error(const std::function<void()>& f) { return error_of<DataError>(f); }
 
 // Removes `path` and everything under it, like std::filesystem::remove_all. Through POSIX: a pip
 // torch's libtorch.so (2.11) exports its own std::filesystem::remove_all, which crashed when the

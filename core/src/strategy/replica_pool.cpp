@@ -47,7 +47,10 @@ void ReplicaPool::loop(int rank, const std::function<void(int)>& thread_init) {
       }
     }
     std::lock_guard lock(mutex_);
-    errors_[static_cast<size_t>(rank)] = error;
+    // Moved, not copied: this thread keeps no reference to the exception once the step is over,
+    // so the caller's thread is the one that frees it (ThreadSanitizer cannot see the exception's
+    // reference count, which lives in the uninstrumented C++ runtime).
+    errors_[static_cast<size_t>(rank)] = std::move(error);
     if (--remaining_ == 0) done_.notify_one();
   }
 }

@@ -16,6 +16,7 @@
 #include "test_helpers.h"
 
 using namespace mirror;
+using mirror::testing::data_error;
 namespace fs = std::filesystem;
 
 namespace {
@@ -43,8 +44,6 @@ class FixtureDir : public mirror::testing::TempDir {
     return p;
   }
 };
-
-std::string data_error(const std::function<void()>& f) { return mirror::testing::error_of<DataError>(f); }
 
 void write_mnist_layout(const FixtureDir& dir, bool gzip, int64_t train, int64_t test, int64_t image_bytes_short = 0) {
   const std::string ext = gzip ? ".gz" : "";

@@ -55,7 +55,9 @@ TEST(Sweep, PlansEachPointAsATaggedRunAndRunsThemThroughRecordedRun) {
   EXPECT_GE(machine.value("load_average_at_start", -1.0), 0.0);
   EXPECT_GE(machine.value("load_average_at_end", -1.0), 0.0);
   // Measured only over a second or more (this run is usually shorter): /proc/stat counts in 10 ms ticks.
-  if (machine.contains("other_programs_cores")) EXPECT_GE(machine.at("other_programs_cores").get<double>(), 0.0);
+  if (machine.contains("other_programs_cores")) {
+    EXPECT_GE(machine.at("other_programs_cores").get<double>(), 0.0);
+  }
 }
 
 TEST(Sweep, LoadsEachDatasetOnceAndTakesOneAlreadyLoaded) {

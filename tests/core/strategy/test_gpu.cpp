@@ -13,10 +13,14 @@
 #include "mirror/util/error.h"
 #include "test_fixtures.h"
 #include "test_helpers.h"
+#include "trajectory.h"
 
 using namespace mirror;
 using mirror::testing::small_text;
 using mirror::testing::small_text_model;
+using mirror::testing::relative;
+using mirror::testing::Trajectory;
+using mirror::testing::train_trajectory;
 using mirror::testing::error_of;
 
 namespace {
@@ -24,15 +28,7 @@ namespace {
   if (!cuda_training_available()) GTEST_SKIP() << "no usable GPU: " << cuda_report().unavailable; \
   static_assert(true)
 
-struct Trajectory {
-  std::vector<double> losses;
-  torch::Tensor params;
-  std::vector<ReplicaTiming> last_timings;
-};
-
 Trajectory train(const DeviceRequest& request, const std::string& communicator, int steps) {
-  const auto data = small_text();
-  const auto analysis = analyze(small_text_model(), input_spec(*data));
   OptimizerConfig opt;
   opt.name = "nadam";
   opt.learning_rate = 0.01;
@@ -40,22 +36,8 @@ Trajectory train(const DeviceRequest& request, const std::string& communicator, 
   mo.communicator = communicator;
   mo.sync_check_every = 5;
   mo.deterministic = true;
-  MirroredStrategy s(resolve_devices(request, list_physical_devices()), analysis, opt, mo, /*seed=*/7);
-  Trajectory t;
-  for (int step = 0; step < steps; ++step) {
-    std::vector<int64_t> idx;
-    for (int64_t i = 0; i < 26; ++i) idx.push_back((step * 26 + i * 7) % data->size(Split::kTrain));
-    const auto r = s.train_step(data->gather(Split::kTrain, idx));
-    EXPECT_EQ(r.sums.samples, 26);
-    t.losses.push_back(r.sums.loss());
-    t.last_timings = r.replicas;
-  }
-  s.check_sync();  // replicas bit-identical
-  t.params = s.replica_parameters(s.num_replicas() - 1).to(torch::kCPU).clone();
-  return t;
+  return train_trajectory(resolve_devices(request, list_physical_devices()), opt, mo, steps, 26);
 }
-
-double relative(const torch::Tensor& a, const torch::Tensor& b) { return ((a - b).norm() / b.norm()).item<double>(); }
 }  // namespace
 
 TEST(CudaReport, SaysWhyWhenNoGpuCanTrainAndListsUsableOnes) {

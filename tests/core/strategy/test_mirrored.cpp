@@ -8,41 +8,23 @@
 #include "mirror/util/error.h"
 #include "test_fixtures.h"
 #include "test_helpers.h"
+#include "trajectory.h"
 
 using namespace mirror;
 using mirror::testing::small_text;
 using mirror::testing::small_text_model;
+using mirror::testing::relative;
+using mirror::testing::Trajectory;
+using mirror::testing::train_trajectory;
 
 namespace {
 std::vector<LogicalDevice> cpu_replicas(int n) { return resolve_devices({"cpu", n, 0}, list_physical_devices()); }
 
-struct Trajectory {
-  std::vector<double> losses;
-  torch::Tensor params;
-};
-
 Trajectory train(int replicas, const std::string& comm, const OptimizerConfig& opt, int steps, int64_t batch) {
-  const auto data = small_text();
-  const auto analysis = analyze(small_text_model(), input_spec(*data));
   MirroredOptions mo;
   mo.communicator = replicas > 1 ? comm : "auto";
   mo.sync_check_every = 5;
-  MirroredStrategy s(cpu_replicas(replicas), analysis, opt, mo, /*seed=*/7);
-  Trajectory t;
-  for (int step = 0; step < steps; ++step) {
-    std::vector<int64_t> idx;
-    for (int64_t i = 0; i < batch; ++i) idx.push_back((step * batch + i * 7) % data->size(Split::kTrain));
-    const auto r = s.train_step(data->gather(Split::kTrain, idx));
-    EXPECT_EQ(r.sums.samples, batch);
-    t.losses.push_back(r.sums.loss());
-  }
-  s.check_sync();
-  t.params = s.replica_parameters(replicas - 1).clone();
-  return t;
-}
-
-double relative(const torch::Tensor& a, const torch::Tensor& b) {
-  return ((a - b).norm() / b.norm()).item<double>();
+  return train_trajectory(cpu_replicas(replicas), opt, mo, steps, batch);
 }
 }  // namespace
 
