@@ -36,6 +36,9 @@ void apply_chart_fonts(QChart* chart) {
   for (QAbstractAxis* axis : chart->axes()) {
     axis->setLabelsFont(base);
     axis->setTitleFont(base);
+    // Qt shortens a label to "..." when the axis gives it less room than its font's height (a
+    // short chart in projector mode); the charts choose fewer ticks instead (MetricChart::fit_y_ticks).
+    axis->setTruncateLabels(false);
   }
 }
 

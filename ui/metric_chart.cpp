@@ -1,6 +1,7 @@
 #include "ui/metric_chart.h"
 
 #include <QChart>
+#include <QFontMetricsF>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -97,6 +98,42 @@ void MetricChart::place_legend() {
 void MetricChart::resizeEvent(QResizeEvent* event) {
   QChartView::resizeEvent(event);
   place_legend();
+  // After the chart has laid out its new plot area.
+  QMetaObject::invokeMethod(this, [this] { fit_y_ticks(y_lo_, y_hi_); }, Qt::QueuedConnection);
+}
+
+void MetricChart::fit_y_ticks(double lo, double hi) {
+  y_lo_ = lo;
+  y_hi_ = hi;
+  const double plot = chart()->plotArea().height();
+  const double label = QFontMetricsF(y_linear_->labelsFont()).height();
+  // Before the first layout the plot has no height: keep Qt's default of 5.
+  const int most = plot > 0 && label > 0 ? std::clamp(static_cast<int>(plot / (1.25 * label)) + 1, 2, 5) : 5;
+  // Ticks on multiples of a nice step (1, 2 or 5 x 10^k) around [lo, hi]; the next nice step up
+  // while they would be more than `most` (rounding the ends outwards can add an interval each).
+  double step = nice_step(std::max(hi - lo, 1e-12), most - 1);
+  double from = lo, to = hi;
+  for (int guard = 0; guard < 64; ++guard) {
+    from = std::floor(lo / step + 1e-9) * step;
+    to = std::ceil(hi / step - 1e-9) * step;
+    if (std::lround((to - from) / step) <= most - 1) break;
+    step = nice_step(step * 1.001, 1);
+  }
+  if (!(to > from)) to = from + step;
+  if (!std::isfinite(from) || !std::isfinite(to) || !(step > 0)) return;
+  // The axis lays out its ticks at every change: with the old interval and the new range (a loss
+  // that grew from 1 to 10^6) that would be a million ticks. So first an interval that gives at
+  // most a few ticks on either range, then the range, then the interval wanted.
+  const bool dynamic = y_linear_->tickType() == QValueAxis::TicksDynamic;
+  if (dynamic) y_linear_->setTickInterval(std::max({to - from, y_linear_->max() - y_linear_->min(), step}));
+  y_linear_->setRange(from, to);
+  y_linear_->setTickAnchor(from);
+  y_linear_->setTickInterval(step);
+  if (!dynamic) y_linear_->setTickType(QValueAxis::TicksDynamic);
+}
+
+QAbstractAxis* MetricChart::y_axis() const {
+  return log_scale_ ? static_cast<QAbstractAxis*>(y_log_) : y_linear_;
 }
 
 void MetricChart::attach_y_axis() {
@@ -171,8 +208,7 @@ void MetricChart::refresh(const RunMetrics& m) {
     lo = std::max(0.0, lo - pad);
     hi += pad;
   }
-  y_linear_->setRange(lo, hi);
-  y_linear_->applyNiceNumbers();
+  fit_y_ticks(lo, hi);
   y_log_->setRange(std::max(lo, hi * 1e-4 > 0 ? std::max(1e-6, lo) : 1e-6), std::max(hi, 1e-5));
   // Up to the last step's place (a resumed run's first step here is not step 1).
   const auto& points = m.raw(metric_);

@@ -43,10 +43,15 @@ class MetricChart : public QChartView {
   Metric metric() const { return metric_; }
   // Points currently plotted in the raw training series (for tests).
   qsizetype plotted_points() const;
+  // The y axis in use (linear or logarithmic), for tests.
+  QAbstractAxis* y_axis() const;
 
  private:
   void place_legend();
   void attach_y_axis();
+  // Sets the linear y axis to [lo, hi] rounded to nice numbers, with as many ticks (2 to 5) as the
+  // plot's height holds with a label's height between them.
+  void fit_y_ticks(double lo, double hi);
 
   Metric metric_;
   bool projector_ = false;
@@ -60,6 +65,7 @@ class MetricChart : public QChartView {
   QValueAxis* y_linear_;
   QLogValueAxis* y_log_;
   double y_min_ = 0, y_max_ = 1, x_max_ = 1;
+  double y_lo_ = 0, y_hi_ = 1;  // the linear axis' range before rounding to nice numbers
 };
 
 }  // namespace mirror::ui

@@ -2,6 +2,7 @@
 #include <QAction>
 #include <QChart>
 #include <QComboBox>
+#include <QFontMetricsF>
 #include <QLabel>
 #include <QLegend>
 #include <QLineEdit>
@@ -300,7 +301,24 @@ class MainWindowTest : public QObject {
     w.set_pace(50);
     w.train_action()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 2, 30000);
-    QTest::qWait(200);
+    // With a message above them the charts are at their shortest: their labels stay whole ("..."
+    // was all a projector showed), with no more ticks on the y axis than its height holds.
+    w.error_banner()->setText("Note: a message of two lines, as a run that was resumed past a damaged checkpoint "
+                              "shows, which takes room from the charts below it on a 720-pixel screen.");
+    w.error_banner()->setVisible(true);
+    QTest::qWait(300);
+    for (Metric m : {Metric::kLoss, Metric::kAccuracy}) {
+      MetricChart* view = w.chart(m);
+      for (QAbstractAxis* axis : view->chart()->axes()) QVERIFY(!axis->truncateLabels());
+      auto* y = qobject_cast<QValueAxis*>(view->y_axis());
+      QVERIFY(y);
+      const double label = QFontMetricsF(y->labelsFont()).height(), plot = view->chart()->plotArea().height();
+      const int ticks = y->tickType() == QValueAxis::TicksDynamic ? qRound((y->max() - y->min()) / y->tickInterval()) + 1
+                                                                  : y->tickCount();
+      QVERIFY2(ticks >= 2 && (ticks - 1) * label <= plot,
+               qPrintable(QString("%1 ticks of %2 px labels on a plot %3 px high").arg(ticks).arg(label).arg(plot)));
+    }
+    w.error_banner()->setVisible(false);
     QVERIFY2(w.minimumSizeHint().height() <= 720 && w.height() <= 720,
              qPrintable(QString("training in projector mode needs %1, the window is %2 high")
                             .arg(w.minimumSizeHint().height())
