@@ -64,7 +64,6 @@ class MetricChart : public QChartView {
   QValueAxis* x_axis_;
   QValueAxis* y_linear_;
   QLogValueAxis* y_log_;
-  double y_min_ = 0, y_max_ = 1, x_max_ = 1;
   double y_lo_ = 0, y_hi_ = 1;  // the linear axis' range before rounding to nice numbers
 };
 
