@@ -50,6 +50,21 @@ for opt in "--optimizer sgd --momentum 0.9 --lr 0.05" "--optimizer nadam"; do
   done
 done
 
+# What the model learned (evaluations.jsonl) is the same whether 1 or 3 processes validate: the
+# processes' shares of each validation batch differ in size (500 examples, batches of 256).
+learned=(--preset spirals-mlp --dataset spirals --batch-size 31 --epochs 1)
+"$bin" train "${learned[@]}" --logical 1 --run-dir "$tmp/learned1" >"$tmp/l1.log" 2>&1 || fail "learned 1x1"
+"$bin" train "${learned[@]}" --logical 1 --nproc 3 --run-dir "$tmp/learned3" >"$tmp/l3.log" 2>&1 || fail "learned 3x1"
+if python3 - "$tmp/learned1/evaluations.jsonl" "$tmp/learned3/evaluations.jsonl" <<'PY'; then pass; else fail "evaluations 3x1 = 1x1"; fi
+import json, sys
+a, b = ([json.loads(l) for l in open(p) if l.strip()] for p in sys.argv[1:3])
+same = len(a) == len(b) == 1 and a[0]['confusion'] == b[0]['confusion'] and sum(map(sum, a[0]['confusion'])) == 500
+same = same and [e['classes'] for e in a[0]['examples']] == [e['classes'] for e in b[0]['examples']]
+same = same and a[0]['regions']['classes'] == b[0]['regions']['classes']
+print(f"evaluations 3x1 = 1x1: {'same' if same else 'DIFFERENT'} confusion matrix, examples and regions")
+sys.exit(0 if same else 1)
+PY
+
 # With dropout the replicas draw their own masks: 2 processes x 1 replica is exactly 1 x 2, and
 # a run recorded as 2 x 1 resumes as 1 x 2 with the numbers of the uninterrupted run.
 cat >"$tmp/dropout.json" <<'JSON'

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "mirror/runs/evaluations.h"
 #include "mirror/train/events_json.h"
 #include "mirror/util/error.h"
 #include "mirror/util/threads.h"
@@ -94,6 +95,14 @@ std::unique_ptr<RunWriter> RunWriter::resume(const std::string& dir, int64_t fro
   // A line cut by a kill ends without a newline: start on a fresh line so ours parse.
   w->metrics_ << '\n';
   w->append({{"type", "resumed"}, {"global_step", from_step}}, true);
+  // Likewise for the evaluations, so that those after the checkpoint go even if none follow.
+  const auto evaluations = std::filesystem::path(dir) / kEvaluationsFile;
+  if (std::filesystem::exists(evaluations)) {
+    w->evaluations_.open(evaluations, std::ios::app);
+    if (!w->evaluations_) throw ConfigError(fmt::format("run directory {}: cannot open {}", dir, kEvaluationsFile));
+    w->evaluations_ << '\n';
+    w->append_line(w->evaluations_, kEvaluationsFile, {{"type", "resumed"}, {"global_step", from_step}}, true);
+  }
   return w;
 }
 
@@ -102,22 +111,34 @@ void RunWriter::write_run_json() {
 }
 
 void RunWriter::append(const nlohmann::json& j, bool flush) {
-  errno = 0;
-  metrics_ << j.dump() << '\n';
   const auto now = std::chrono::steady_clock::now();
-  if (flush || now - last_flush_ > std::chrono::seconds(1)) {
-    metrics_.flush();
-    last_flush_ = now;
-  }
+  flush = flush || now - last_flush_ > std::chrono::seconds(1);
+  if (flush) last_flush_ = now;
+  append_line(metrics_, "metrics.jsonl", j, flush);
+}
+
+void RunWriter::append_line(std::ofstream& file, const char* name, const nlohmann::json& j, bool flush) {
+  errno = 0;
+  file << j.dump() << '\n';
+  if (flush) file.flush();
   // A full disk (or a removed one) fails the run here, at the first write it refuses, rather
   // than training on with nothing recorded. What is on disk stays readable: run.json is
   // replaced only whole, and checkpoints only by renaming a complete file over the old one.
-  if (!metrics_) {
+  if (!file) {
     const int err = errno;
-    const auto path = (std::filesystem::path(dir_) / "metrics.jsonl").string();
+    const auto path = (std::filesystem::path(dir_) / name).string();
     throw RunError(fmt::format("cannot write {}: {}{}. Everything up to the last checkpoint is kept: make room, then "
                                "resume the run", path, err ? std::strerror(err) : "write failed", disk_full_hint(path)));
   }
+}
+
+void RunWriter::on_evaluation(const Evaluation& e) {
+  if (!evaluations_.is_open()) {
+    const auto path = std::filesystem::path(dir_) / kEvaluationsFile;
+    evaluations_.open(path, std::ios::app);
+    if (!evaluations_) throw RunError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+  }
+  append_line(evaluations_, kEvaluationsFile, to_json(e), true);
 }
 
 void RunWriter::on_started(const RunStarted& e) {

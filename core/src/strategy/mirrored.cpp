@@ -42,6 +42,9 @@ struct Replica {
   int sharing_device = 1;                 // replicas on this replica's physical device
   torch::Tensor metrics;  // its shard's {loss sum, hits, top-k hits} this step, on its device
   MetricSums sums;        // the same, read back after the step
+  // Evaluations: its shard's top classes and their probabilities, on its device, then read back.
+  torch::Tensor top_classes, top_probs;
+  TopPredictions top;
   ReplicaTiming timing;
 };
 
@@ -105,6 +108,14 @@ void read_metrics(Replica& rep, int64_t samples) {
   rep.sums.correct = static_cast<int64_t>(v[1]);
   rep.sums.top_k_correct = static_cast<int64_t>(v[2]);
   rep.metrics = torch::Tensor();
+  rep.top = TopPredictions{};
+  if (!rep.top_classes.defined()) return;
+  const auto classes = rep.top_classes.to(torch::kCPU, torch::kInt32).contiguous();
+  const auto probs = rep.top_probs.to(torch::kCPU, torch::kFloat32).contiguous();
+  rep.top.k = static_cast<int>(classes.size(1));
+  rep.top.classes.assign(classes.data_ptr<int32_t>(), classes.data_ptr<int32_t>() + classes.numel());
+  rep.top.probabilities.assign(probs.data_ptr<float>(), probs.data_ptr<float>() + probs.numel());
+  rep.top_classes = rep.top_probs = torch::Tensor();
 }
 
 // Copies replica `r`'s part of a host tensor to its device: straight for CPU replicas; through
@@ -385,6 +396,8 @@ void MirroredStrategy::run_replicas(const std::function<void(int)>& job) {
 }
 
 namespace {
+constexpr int64_t kTopPredictions = 5;
+
 // Replica `r`'s part of a step, the one place a shard meets a model: forward on its shard and,
 // when `train`, backward with the summed loss scaled by `inv_global` (so that the all-reduced
 // sum of gradients is the gradient of the mean loss over the global batch). Adds the shard's
@@ -402,7 +415,12 @@ void run_shard(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, b
       logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
   if (train) (loss_sum * inv_global).backward();
   rep.metrics = shard_metrics(logits.detach(), y, loss_sum.detach(), top_k);
-  if (!train) rep.model->train();
+  if (train) return;
+  // What the model makes of each example: its most probable classes (the confusion matrix and
+  // the sample predictions of the run's evaluations).
+  const int64_t k = std::min<int64_t>(kTopPredictions, logits.size(1));
+  std::tie(rep.top_probs, rep.top_classes) = torch::softmax(logits, /*dim=*/1).topk(k, /*dim=*/1);
+  rep.model->train();
 }
 }  // namespace
 
@@ -451,6 +469,15 @@ void MirroredStrategy::replica_step(Replica& rep, const Batch& batch, const Shar
   rep.timing.update_ms = host_ms[2];
 }
 
+namespace {
+// Appends a later part of the batch's predictions (the next replica's or process's shard).
+void append_top(TopPredictions& into, const TopPredictions& part) {
+  into.k = part.k;
+  into.classes.insert(into.classes.end(), part.classes.begin(), part.classes.end());
+  into.probabilities.insert(into.probabilities.end(), part.probabilities.begin(), part.probabilities.end());
+}
+}  // namespace
+
 StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
   const int64_t global = batch.size();
   if (global < 1) throw RunError("empty batch");
@@ -474,6 +501,7 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
   for (const auto& rep : replicas_) {
     total.sums.add(rep->sums);
     if (train) total.replicas.push_back(rep->timing);
+    if (!train && rep->top.k > 0) append_top(total.top, rep->top);
   }
   if (processes_ > 1) gather_step(total, train);
   return total;
@@ -481,21 +509,45 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
 
 void MirroredStrategy::gather_step(StepResult& total, bool train) {
   constexpr size_t kPerReplica = 6;
+  constexpr size_t kHeader = 6;  // the sums, then k and the examples of the predictions that follow
+  const int64_t examples = total.top.examples();
   std::vector<double> mine = {static_cast<double>(total.sums.samples), total.sums.loss_sum,
-                              static_cast<double>(total.sums.correct), static_cast<double>(total.sums.top_k_correct)};
+                              static_cast<double>(total.sums.correct), static_cast<double>(total.sums.top_k_correct),
+                              static_cast<double>(total.top.k), static_cast<double>(examples)};
   for (const auto& t : total.replicas)
     mine.insert(mine.end(), {static_cast<double>(t.replica), static_cast<double>(t.shard_size), t.compute_ms,
                              t.allreduce_ms, t.update_ms, t.memory_mib});
+  if (!train) {
+    // Evaluations: this process's examples' top predictions, pairs of (class, probability). The
+    // processes' shares of a batch differ by up to one example per replica, and an allgather
+    // takes one length from all: every process pads to the largest share.
+    double largest = 0;
+    for (const auto& n : workers_->allgather({static_cast<double>(examples)})) largest = std::max(largest, n[0]);
+    for (size_t i = 0; i < total.top.classes.size(); ++i)
+      mine.insert(mine.end(), {static_cast<double>(total.top.classes[i]), static_cast<double>(total.top.probabilities[i])});
+    mine.resize(kHeader + 2 * static_cast<size_t>(kTopPredictions) * static_cast<size_t>(largest), 0.0);
+  }
   StepResult all;
   for (const auto& v : workers_->allgather(mine)) {
     all.sums.add(MetricSums{static_cast<int64_t>(v[0]), v[1], static_cast<int64_t>(v[2]), static_cast<int64_t>(v[3])});
-    if (!train) continue;
-    for (size_t at = 4; at + kPerReplica <= v.size(); at += kPerReplica)
+    if (!train) {
+      TopPredictions theirs;
+      theirs.k = static_cast<int>(v[4]);
+      const auto values = static_cast<size_t>(v[5]) * static_cast<size_t>(std::max(0, theirs.k));
+      for (size_t at = kHeader; at + 2 <= v.size() && at < kHeader + 2 * values; at += 2) {
+        theirs.classes.push_back(static_cast<int32_t>(v[at]));
+        theirs.probabilities.push_back(static_cast<float>(v[at + 1]));
+      }
+      if (theirs.k > 0) append_top(all.top, theirs);
+      continue;
+    }
+    for (size_t at = kHeader; at + kPerReplica <= v.size(); at += kPerReplica)
       all.replicas.push_back(ReplicaTiming{static_cast<int>(v[at]), static_cast<int64_t>(v[at + 1]), v[at + 2],
                                            v[at + 3], v[at + 4], v[at + 5]});
   }
   total.sums = all.sums;
   total.replicas = std::move(all.replicas);
+  total.top = std::move(all.top);
 }
 
 bool MirroredStrategy::any_worker(bool mine) {
@@ -518,6 +570,15 @@ StepResult MirroredStrategy::train_step(const Batch& batch) {
 StepResult MirroredStrategy::evaluate(const Batch& batch) {
   if (batch.size() < 1) return {};
   return run_step(batch, /*train=*/false);
+}
+
+torch::Tensor MirroredStrategy::predict(const torch::Tensor& x) {
+  Replica& rep = *replicas_[0];
+  torch::NoGradGuard no_grad;
+  rep.model->eval();
+  auto probs = torch::softmax(rep.model->forward(x.to(rep.device)), /*dim=*/1).to(torch::kCPU, torch::kFloat32);
+  rep.model->train();
+  return probs;
 }
 
 void MirroredStrategy::check_sync() {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <thread>
 
 #include "mirror/strategy/shard_plan.h"
@@ -319,19 +320,64 @@ class TrainingLoop {
   }
 
   // The validation split, sharded like training batches; left out of `em` when a stop cut it short.
+  // A whole validation is also reported as an Evaluation (what the model learned).
   void validate(EpochMetrics& em) {
     const int64_t eval_batch =
         config_.eval_batch_size > 0 ? config_.eval_batch_size : std::max<int64_t>(config_.batch_size, 256);
     MetricSums val;
+    std::optional<EvaluationBuilder> learned;
+    if (data_.info().num_classes > 0) learned.emplace(data_.info().num_classes);
     for (int64_t begin = 0; begin < n_val_; begin += eval_batch) {
       if (control_.stop.load() && strategy_.processes() == 1) break;  // processes validate to the end together
-      val.add(strategy_.evaluate(data_.slice(Split::kValidation, begin, std::min(n_val_, begin + eval_batch))).sums);
+      const Batch b = data_.slice(Split::kValidation, begin, std::min(n_val_, begin + eval_batch));
+      const StepResult r = strategy_.evaluate(b);
+      val.add(r.sums);
+      if (learned) {
+        const auto labels = b.y.to(torch::kInt64).contiguous();
+        learned->add(labels.data_ptr<int64_t>(), b.size(), r.top);
+      }
     }
     if (val.samples != n_val_) return;
     em.has_validation = true;
     em.val_loss = val.loss();
     em.val_accuracy = val.accuracy();
     em.val_top_k_accuracy = val.top_k_accuracy();
+    if (!learned) return;
+    Evaluation ev = std::move(*learned).finish(em.epoch, em.global_step);
+    ev.regions = decision_regions();
+    sink_.on_evaluation(ev);
+  }
+
+  // For 2-D point inputs: the model's class over a grid covering the training points with a
+  // margin (kRegionGrid points a side), as replica 0 predicts it.
+  DecisionRegions decision_regions() {
+    DecisionRegions d;
+    const auto& info = data_.info();
+    if (info.kind != InputKind::kFloat || info.input_shape != std::vector<int64_t>{2} || n_train_ == 0) return d;
+    if (plane_.empty()) {
+      torch::NoGradGuard no_grad;
+      const auto x = data_.slice(Split::kTrain, 0, n_train_).x.to(torch::kFloat64);
+      const auto lo = std::get<0>(x.min(0)), hi = std::get<0>(x.max(0));
+      const double pad_x = std::max(0.1 * (hi[0] - lo[0]).item<double>(), 1e-3);
+      const double pad_y = std::max(0.1 * (hi[1] - lo[1]).item<double>(), 1e-3);
+      plane_ = {lo[0].item<double>() - pad_x, hi[0].item<double>() + pad_x, lo[1].item<double>() - pad_y,
+                hi[1].item<double>() + pad_y};
+    }
+    d.columns = d.rows = kRegionGrid;
+    d.x_min = plane_[0];
+    d.x_max = plane_[1];
+    d.y_min = plane_[2];
+    d.y_max = plane_[3];
+    auto cx = torch::arange(kRegionGrid, torch::kFloat64).add(0.5).mul((d.x_max - d.x_min) / kRegionGrid).add(d.x_min);
+    auto cy = torch::arange(kRegionGrid, torch::kFloat64).add(0.5).mul((d.y_max - d.y_min) / kRegionGrid).add(d.y_min);
+    // Row-major with row 0 at y_min: y varies slowest.
+    auto points = torch::stack({cx.repeat({kRegionGrid}), cy.repeat_interleave(kRegionGrid)}, 1).to(torch::kFloat32);
+    const auto [confidence, classes] = strategy_.predict(points).max(/*dim=*/1);
+    const auto c = classes.to(torch::kInt32).contiguous();
+    const auto p = confidence.contiguous();
+    d.classes.assign(c.data_ptr<int32_t>(), c.data_ptr<int32_t>() + c.numel());
+    d.confidence.assign(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+    return d;
   }
 
   // A whole epoch is done: the position moves to the next one, and a checkpoint is saved.
@@ -361,6 +407,7 @@ class TrainingLoop {
   TrainPosition pos_;
   torch::Tensor best_params_;  // early stopping's best weights (restore_best only)
   double last_rate_ = 0;       // the rate of the last update
+  std::vector<double> plane_;  // 2-D inputs: the decision regions' x_min, x_max, y_min, y_max
   Clock::time_point last_step_start_{};  // for the demo pace
   const Clock::time_point session_start_ = Clock::now();
   const int64_t n_train_;

@@ -20,5 +20,8 @@ struct ExamplePreview {
 
 // Up to `count` examples from the start of a split. Thread-safe (the dataset is immutable).
 std::vector<ExamplePreview> preview_examples(const Dataset& dataset, Split split, int64_t count);
+// The examples at `indices` of a split, in that order; indices outside the split are left out.
+// Thread-safe.
+std::vector<ExamplePreview> preview_examples(const Dataset& dataset, Split split, const std::vector<int64_t>& indices);
 
 }  // namespace mirror

@@ -38,6 +38,8 @@ class RunWriter : public EventSink {
   void on_started(const RunStarted& e) override;
   void on_step(const StepMetrics& e) override;
   void on_epoch(const EpochMetrics& e) override;
+  // Appends the evaluation to evaluations.jsonl and flushes it (one line per validation).
+  void on_evaluation(const Evaluation& e) override;
   // A paused run: what it wrote reaches the file, so that a reader following it sees every step.
   void on_hold() override;
   void on_finished(const RunFinished& e) override;
@@ -48,10 +50,14 @@ class RunWriter : public EventSink {
   RunWriter() = default;
   void write_run_json();
   void append(const nlohmann::json& j, bool flush);
+  // Appends one line to `file` (named `name` in the run directory) and flushes it when asked;
+  // throws RunError saying what to do when the disk refuses it.
+  void append_line(std::ofstream& file, const char* name, const nlohmann::json& j, bool flush);
 
   std::string dir_;
   nlohmann::json run_;
   std::ofstream metrics_;
+  std::ofstream evaluations_;  // opened at the first evaluation
   std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
   // Step and epoch lines carry "wall": seconds since this writer started (a reader adds the
   // time recorded before a resume).

@@ -54,8 +54,13 @@ class MirroredStrategy {
   // also checks that replicas agree. Throws RunError when a replica fails, SyncError when the
   // replicas diverge. Not thread-safe: call from one (trainer) thread.
   StepResult train_step(const Batch& batch);
-  // Forward pass only (inference mode, dropout off), sharded across replicas.
+  // Forward pass only (inference mode, dropout off), sharded across replicas. The result's `top`
+  // holds every example's five most probable classes (fewer when there are fewer classes), in
+  // batch order, over all processes.
   StepResult evaluate(const Batch& batch);
+  // The class probabilities (N x classes, float32, CPU) that replica 0 gives the inputs `x`, in
+  // inference mode. Local to this process; call between steps.
+  torch::Tensor predict(const torch::Tensor& x);
   // Throws SyncError naming the replica and the size of the difference unless every replica's
   // parameters are bit-identical to replica 0's.
   void check_sync();
@@ -95,7 +100,8 @@ class MirroredStrategy {
   // Replica `r`'s part of a step, on its own thread and stream.
   void replica_step(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, bool train, double inv_global,
                     int top_k);
-  // Adds the other processes' sums and replica timings to this process's.
+  // Adds the other processes' sums and replica timings (training) or top predictions
+  // (evaluation) to this process's.
   void gather_step(StepResult& total, bool train);
   // Caps LibTorch's allocator on each GPU at the sum of its logical devices' --memory-limit.
   void limit_gpu_memory();

@@ -39,11 +39,21 @@ struct MetricSums {
   }
 };
 
+// An evaluation's predictions, example by example in batch order: each example's k most probable
+// classes (most probable first) and their probabilities, k at a time.
+struct TopPredictions {
+  int k = 0;
+  std::vector<int32_t> classes;
+  std::vector<float> probabilities;
+  int64_t examples() const { return k > 0 ? static_cast<int64_t>(classes.size()) / k : 0; }
+};
+
 // One step's sums over the global batch, and each replica's timing (train steps only).
 struct StepResult {
   MetricSums sums;
   std::vector<ReplicaTiming> replicas;
   bool sync_checked = false;  // training: the replicas were checked bit-identical after this step
+  TopPredictions top;         // evaluation only: every example's top predictions
 };
 
 }  // namespace mirror

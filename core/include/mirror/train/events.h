@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mirror/strategy/step_result.h"
+#include "mirror/train/evaluation.h"
 
 namespace mirror {
 
@@ -81,14 +82,16 @@ struct RunFinished {
   double train_samples_per_sec = 0;  // over all training steps
 };
 
-// Receives a run's events, on the trainer's thread, in order: started, then steps, epochs and
-// holds, then exactly one finished. Implementations must not throw (the trainer ignores what they do).
+// Receives a run's events, on the trainer's thread, in order: started, then steps, evaluations,
+// epochs and holds, then exactly one finished. An evaluation comes just before the epoch whose
+// validation it is. Implementations must not throw (the trainer ignores what they do).
 class EventSink {
  public:
   virtual ~EventSink() = default;
   virtual void on_started(const RunStarted&) {}
   virtual void on_step(const StepMetrics&) {}
   virtual void on_epoch(const EpochMetrics&) {}
+  virtual void on_evaluation(const Evaluation&) {}
   // The run begins to hold between steps (paused): a sink that batches events delivers them now.
   virtual void on_hold() {}
   virtual void on_finished(const RunFinished&) {}
@@ -102,6 +105,7 @@ class TeeSink : public EventSink {
   void on_started(const RunStarted& e) override { for (auto* s : sinks_) s->on_started(e); }
   void on_step(const StepMetrics& e) override { for (auto* s : sinks_) s->on_step(e); }
   void on_epoch(const EpochMetrics& e) override { for (auto* s : sinks_) s->on_epoch(e); }
+  void on_evaluation(const Evaluation& e) override { for (auto* s : sinks_) s->on_evaluation(e); }
   void on_hold() override { for (auto* s : sinks_) s->on_hold(); }
   void on_finished(const RunFinished& e) override { for (auto* s : sinks_) s->on_finished(e); }
 
