@@ -23,24 +23,14 @@
 
 #include "mirror/data/preview.h"
 #include "mirror/util/error.h"
+#include "ui/class_look.h"
+#include "ui/point_plot.h"
 
 namespace mirror::ui {
 
 namespace {
 constexpr int kSamples = 8;
-
-// Greyscale thumbnail of an image example (Keras layout rows x cols x channels, values in [0, 1]).
-QPixmap thumbnail(const ExamplePreview& p, int size) {
-  if (p.shape.size() != 3) return {};
-  const int rows = static_cast<int>(p.shape[0]), cols = static_cast<int>(p.shape[1]), ch = static_cast<int>(p.shape[2]);
-  QImage img(cols, rows, QImage::Format_Grayscale8);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) {
-      const float v = p.values[static_cast<size_t>((r * cols + c) * ch)];
-      img.scanLine(r)[c] = static_cast<uchar>(std::clamp(v, 0.0f, 1.0f) * 255.0f);
-    }
-  return QPixmap::fromImage(img.scaled(size, size, Qt::KeepAspectRatio, Qt::FastTransformation));
-}
+constexpr int64_t kMaxPoints = 4000;  // of a 2-D dataset drawn on the Data tab
 }  // namespace
 
 DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent) {
@@ -106,6 +96,11 @@ DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent) {
   samples_ = new QWidget;
   samples_layout_ = new QGridLayout(samples_);
   samples_layout_->setContentsMargins(0, 0, 0, 0);
+  points_ = new PointPlot;
+  points_->setObjectName("dataset-points");
+  points_->setToolTip("The training points, one colour per class");
+  points_->setMinimumHeight(220);
+  points_->setVisible(false);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
   layout->addWidget(progress_);
@@ -113,6 +108,7 @@ DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(summary_);
   layout->addWidget(classes_);
   layout->addWidget(samples_);
+  layout->addWidget(points_, 1);
   layout->addStretch();
 
   connect(browse, &QPushButton::clicked, this, [this] {
@@ -228,13 +224,25 @@ void DatasetPanel::show_dataset() {
   for (int k = 0; k < static_cast<int>(info.num_classes); ++k) {
     const QString name = k < static_cast<int>(info.class_names.size()) ? QString::fromStdString(info.class_names[static_cast<size_t>(k)])
                                                                        : QString::number(k);
-    classes_->setItem(k, 0, new QTableWidgetItem(QString("%1 %2").arg(k).arg(name)));
+    auto* name_item = new QTableWidgetItem(QString("%1 %2").arg(k).arg(name));
+    name_item->setForeground(class_color(k));  // as the points and the Learned tab draw it
+    classes_->setItem(k, 0, name_item);
     classes_->setItem(k, 1, new QTableWidgetItem(QString::number(train[static_cast<size_t>(k)])));
     classes_->setItem(k, 2, new QTableWidgetItem(QString::number(val[static_cast<size_t>(k)])));
   }
   while (auto* item = samples_layout_->takeAt(0)) {
     delete item->widget();
     delete item;
+  }
+  // 2-D points: a scatter plot of the training split rather than a few coordinates as text.
+  const bool plane = info.kind == InputKind::kFloat && info.input_shape == std::vector<int64_t>{2};
+  points_->setVisible(plane);
+  if (plane) {
+    std::vector<PointPlot::Point> points;
+    for (const auto& p : preview_examples(*dataset_, Split::kTrain, kMaxPoints))
+      points.push_back({p.values[0], p.values[1], p.label});
+    points_->set_points(std::move(points));
+    return;
   }
   const auto previews = preview_examples(*dataset_, Split::kTrain, kSamples);
   for (size_t i = 0; i < previews.size(); ++i) {
@@ -246,15 +254,13 @@ void DatasetPanel::show_dataset() {
       label->setWordWrap(true);
       samples_layout_->addWidget(label, static_cast<int>(i), 0);
     } else if (p.shape.size() == 3) {
-      label->setPixmap(thumbnail(p, 56));
+      label->setPixmap(example_thumbnail(p, 56));
       auto* caption = new QLabel(QString::fromStdString(p.label_name));
       caption->setAlignment(Qt::AlignHCenter);
       samples_layout_->addWidget(label, 0, static_cast<int>(i));
       samples_layout_->addWidget(caption, 1, static_cast<int>(i));
     } else {
-      label->setText(QString("(%1, %2) → %3").arg(p.values.size() > 0 ? p.values[0] : 0.0f, 0, 'f', 2)
-                         .arg(p.values.size() > 1 ? p.values[1] : 0.0f, 0, 'f', 2).arg(QString::fromStdString(p.label_name)));
-      samples_layout_->addWidget(label, static_cast<int>(i) / 2, static_cast<int>(i) % 2);
+      delete label;
     }
   }
 }

@@ -24,6 +24,8 @@ class Dataset;
 
 namespace mirror::ui {
 
+class PointPlot;
+
 struct LoadResult {
   std::shared_ptr<const Dataset> dataset;
   QString error;
@@ -42,6 +44,8 @@ class DatasetPanel : public QWidget {
   bool loading() const { return watcher_.isRunning() || reload_pending_; }
   // Loads the selected dataset on a worker thread; dataset_changed() follows.
   void load();
+  // The scatter plot of a 2-D point dataset (hidden for other data).
+  PointPlot* point_plot() const { return points_; }
 
  Q_SIGNALS:
   void dataset_changed(std::shared_ptr<const mirror::Dataset> dataset);  // null after a failure
@@ -69,6 +73,7 @@ class DatasetPanel : public QWidget {
   QTableWidget* classes_;
   QWidget* samples_;
   QGridLayout* samples_layout_;
+  PointPlot* points_;
   QLabel* error_;
   QFutureWatcher<LoadResult> watcher_;
   std::shared_ptr<const Dataset> dataset_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mirror/runs/evaluations.h"
 #include "mirror/runs/run_reader.h"
 #include "ui/training_controller.h"
 
@@ -11,6 +12,7 @@ LiveRun::LiveRun(TrainingController* controller, QObject* parent) : QObject(pare
   connect(controller, &TrainingController::started, this, &LiveRun::on_started);
   connect(controller, &TrainingController::steps, this, &LiveRun::on_steps);
   connect(controller, &TrainingController::epoch, this, &LiveRun::on_epoch);
+  connect(controller, &TrainingController::evaluated, this, &LiveRun::on_evaluated);
   connect(controller, &TrainingController::finished, this, &LiveRun::on_finished);
   timer_.setInterval(33);
   connect(&timer_, &QTimer::timeout, this, &LiveRun::tick);
@@ -31,6 +33,8 @@ void LiveRun::begin() {
   rate_varies_ = false;
   running_ = true;
   dirty_ = true;
+  evaluations_.clear();
+  Q_EMIT evaluations_changed();
 }
 
 namespace {
@@ -50,6 +54,8 @@ void LiveRun::begin_resume(const std::string& dir) {
       last_step_ = record.steps.back();
       recorded_until_ = last_step_.global_step;
     }
+    evaluations_ = read_evaluations(dir);
+    Q_EMIT evaluations_changed();
   } catch (const std::exception&) {
     // Nothing readable recorded: the resumed run's own steps are all there is to draw. The
     // controller reports why the resume itself fails.
@@ -96,6 +102,14 @@ void LiveRun::on_steps(const std::vector<StepMetrics>& batch) {
 void LiveRun::on_epoch(const EpochMetrics& e) {
   metrics_.add_epoch(e);
   dirty_ = true;
+}
+
+void LiveRun::on_evaluated(const Evaluation& e) {
+  // A resumed run redoes the epochs after its checkpoint: its evaluation replaces the recorded one.
+  auto at = std::find_if(evaluations_.begin(), evaluations_.end(), [&](const Evaluation& x) { return x.epoch >= e.epoch; });
+  evaluations_.erase(at, evaluations_.end());
+  evaluations_.push_back(e);
+  Q_EMIT evaluations_changed();
 }
 
 void LiveRun::on_finished(const RunFinished& e) {

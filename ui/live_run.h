@@ -44,6 +44,9 @@ class LiveRun : public QObject {
   // Whether the learning rate has taken more than one value in this run (a schedule, a warmup, a cut).
   bool learning_rate_varies() const { return rate_varies_; }
   const RunFinished& last_result() const { return last_result_; }
+  // What the model learned at each validation so far, in epoch order (a resumed run starts with
+  // what was recorded; an epoch it redoes replaces the recorded one).
+  const std::vector<Evaluation>& evaluations() const { return evaluations_; }
   // Seconds left until `epochs` epochs are done, from a moving average of the step time.
   double eta_seconds(int epochs) const;
   // Asks for a frame soon (a view changed how it draws: a theme, a log axis).
@@ -56,11 +59,14 @@ class LiveRun : public QObject {
   // but at least every 250 ms; between runs, at once.
   void frame();
   void run_finished(const mirror::RunFinished& e);
+  // evaluations() changed: a validation ended, or a run began (and they were cleared or read).
+  void evaluations_changed();
 
  private:
   void on_started(const RunStarted& e);
   void on_steps(const std::vector<StepMetrics>& batch);
   void on_epoch(const EpochMetrics& e);
+  void on_evaluated(const Evaluation& e);
   void on_finished(const RunFinished& e);
   void tick();
   void draw();
@@ -70,6 +76,7 @@ class LiveRun : public QObject {
   RunStarted started_;
   StepMetrics last_step_;
   RunFinished last_result_;
+  std::vector<Evaluation> evaluations_;
   bool running_ = false;
   bool dirty_ = false;
   double step_seconds_ema_ = 0;

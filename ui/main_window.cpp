@@ -32,6 +32,7 @@
 #include "ui/devices_panel.h"
 #include "ui/launch_dialog.h"
 #include "ui/live_page.h"
+#include "ui/learned_view.h"
 #include "ui/live_run.h"
 #include "ui/model_panel.h"
 #include "ui/run_launcher.h"
@@ -132,9 +133,15 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   runs_split->setStretchFactor(1, 3);
   views_ = new QTabWidget;
   views_->setObjectName("views");
+  runs_page_ = runs_split;
+  runs_page_->setObjectName("runs-page");
+  learned_ = new LearnedView(launcher_->live());
+  learned_->setObjectName("learned-page");
   views_->addTab(live_page_, "Live");
+  views_->addTab(learned_, "Learned");
+  views_->setTabToolTip(1, "What the model has learned: confusion matrix, examples, decision regions (Ctrl+E)");
   views_->addTab(runs_split, "Runs");
-  views_->setTabToolTip(1, "Every recorded run: rename, tag, annotate, compare (Ctrl+R)");
+  views_->setTabToolTip(2, "Every recorded run: rename, tag, annotate, compare (Ctrl+R)");
   auto* right = new QWidget;
   auto* right_layout = new QVBoxLayout(right);
   right_layout->setContentsMargins(0, 0, 0, 0);
@@ -260,6 +267,7 @@ void MainWindow::apply_preset(const QString& name) {
 
 void MainWindow::on_dataset_changed() {
   const auto d = dataset_->dataset();
+  learned_->set_dataset(d);
   training_->set_train_size(d ? d->size(Split::kTrain) : 0);
   if (d) {
     model_->set_input(input_spec(*d), true);
@@ -358,7 +366,7 @@ void MainWindow::start_scaling_study() {
 void MainWindow::compare_runs(const QStringList& dirs) {
   if (browser_->loading()) {  // the runs folder is still being read
     connect(browser_, &RunsBrowser::loaded, this, [this, dirs] { compare_runs(dirs); }, Qt::SingleShotConnection);
-    views_->setCurrentIndex(1);
+    views_->setCurrentWidget(runs_page_);
     return;
   }
   browser_->refresh();
@@ -373,7 +381,7 @@ void MainWindow::compare_runs(const QStringList& dirs) {
     return sweep && json_bool(*sweep, "scaling");
   });
   compare_->show_scaling(study);
-  views_->setCurrentIndex(1);
+  views_->setCurrentWidget(runs_page_);
 }
 
 void MainWindow::on_run_begun(const QString& what) {

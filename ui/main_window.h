@@ -35,6 +35,7 @@ class RunLauncher;
 class TrainingController;
 class RunsBrowser;
 class CompareView;
+class LearnedView;
 class WindowSettings;
 
 class MainWindow : public QMainWindow {
@@ -111,7 +112,8 @@ class MainWindow : public QMainWindow {
   RunLauncher* launcher() const { return launcher_; }
   RunsBrowser* runs_browser() const { return browser_; }
   CompareView* compare_view() const { return compare_; }
-  // "Live" (the current run) and "Runs" (browser and comparison).
+  LearnedView* learned_view() const { return learned_; }
+  // "Live" (the current run), "Learned" (what its model learned) and "Runs" (browser and comparison).
   QTabWidget* views() const { return views_; }
 
  Q_SIGNALS:
@@ -185,6 +187,8 @@ class MainWindow : public QMainWindow {
   QTabWidget* views_;
   RunsBrowser* browser_;
   CompareView* compare_;
+  QWidget* runs_page_;
+  LearnedView* learned_;
 };
 
 }  // namespace mirror::ui

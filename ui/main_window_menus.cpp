@@ -20,6 +20,7 @@
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
 #include "ui/help.h"
+#include "ui/learned_view.h"
 #include "ui/live_page.h"
 #include "ui/live_run.h"
 #include "ui/main_window.h"
@@ -89,13 +90,14 @@ void MainWindow::build_actions() {
   tb->addSeparator();
   tb->addAction(scaling_action_);
   auto* runs = menuBar()->addMenu("R&uns");
-  runs->addAction("Show runs", QKeySequence("Ctrl+R"), this, [this] { views_->setCurrentIndex(1); });
+  runs->addAction("Show runs", QKeySequence("Ctrl+R"), this, [this] { views_->setCurrentWidget(runs_page_); });
+  runs->addAction("Show what the model learned", QKeySequence("Ctrl+E"), this, [this] { views_->setCurrentWidget(learned_); });
   runs->addAction("Show live training", QKeySequence("Ctrl+L"), this, [this] { views_->setCurrentIndex(0); });
   runs->addAction("Open run folder…", this, [this] {
     const QString dir = QFileDialog::getExistingDirectory(this, "Open a run folder (holding run.json)", browser_->root());
     if (dir.isEmpty()) return;
     QString error;
-    if (browser_->open_run(dir, &error)) views_->setCurrentIndex(1);
+    if (browser_->open_run(dir, &error)) views_->setCurrentWidget(runs_page_);
     else QMessageBox::warning(this, "Not a run", error);
   });
   runs->addAction("Export comparison…", this, &MainWindow::export_comparison);

@@ -26,6 +26,10 @@ class SignalSink : public EventSink {
     flush();
     Q_EMIT c_->epoch(e);
   }
+  void on_evaluation(const Evaluation& e) override {
+    flush();
+    Q_EMIT c_->evaluated(e);
+  }
   void on_hold() override { flush(); }  // a paused run shows every step it took
   void on_finished(const RunFinished& e) override {
     flush();
@@ -51,6 +55,7 @@ void register_event_types() {
   qRegisterMetaType<std::vector<mirror::StepMetrics>>();
   qRegisterMetaType<mirror::EpochMetrics>();
   qRegisterMetaType<mirror::RunFinished>();
+  qRegisterMetaType<mirror::Evaluation>();
 }
 
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {

@@ -58,6 +58,8 @@ class TrainingController : public QObject {
   // GUI thread for every step.
   void steps(const std::vector<mirror::StepMetrics>& batch);
   void epoch(const mirror::EpochMetrics& e);
+  // What the model learned at a validation; comes just before that epoch's epoch().
+  void evaluated(const mirror::Evaluation& e);
   void finished(const mirror::RunFinished& e);
   // Something the person should know about the run being prepared (a damaged checkpoint passed
   // over on resume, no TensorBoard events): it trains all the same.

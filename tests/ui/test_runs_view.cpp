@@ -497,7 +497,7 @@ class RunsViewTest : public QObject {
     }
     QCOMPARE(read_meta(dirs[1].toStdString()).name, std::string("lr=0.1"));
     // Compared on the Runs page when done.
-    QCOMPARE(w.views()->currentIndex(), 1);
+    QCOMPARE(w.views()->currentWidget()->objectName(), QString("runs-page"));
     QCOMPARE(w.compare_view()->runs().size(), size_t{2});
     QVERIFY(!w.sweeping());
 

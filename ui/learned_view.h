@@ -1,0 +1,79 @@
+#pragma once
+// The Learned tab: what the model of the current run has learned, from its validations. A
+// confusion matrix (counts or shares of each true class), per-class accuracy, the most confused
+// pairs, the examples behind any cell with the model's top guesses, and, for 2-D point data, the
+// decision regions behind the validation points. Follows a LiveRun: it updates at every
+// validation and shows a resumed or finished run's recorded ones.
+
+#include <QWidget>
+
+#include <memory>
+
+#include "mirror/train/evaluation.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QTableWidget;
+
+namespace mirror {
+class Dataset;
+}  // namespace mirror
+
+namespace mirror::ui {
+
+class ConfusionMatrixView;
+class LiveRun;
+class PointPlot;
+
+class LearnedView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit LearnedView(LiveRun* run, QWidget* parent = nullptr);
+
+  // The dataset loaded in the window: used for class names, example pictures and text, and the
+  // points, whenever it is the one the run validates on (same name, classes and validation size).
+  void set_dataset(std::shared_ptr<const Dataset> dataset);
+
+  // The evaluation shown: the latest, unless an earlier epoch was chosen. Null before any.
+  const Evaluation* shown() const;
+
+  ConfusionMatrixView* matrix() const { return matrix_; }
+  PointPlot* regions() const { return regions_; }
+  QComboBox* epoch_choice() const { return epoch_; }
+  QComboBox* count_choice() const { return counts_; }
+  QCheckBox* mistakes_only() const { return mistakes_; }
+  QTableWidget* per_class() const { return per_class_; }
+  QListWidget* most_confused() const { return confused_; }
+  QListWidget* examples() const { return examples_; }
+  QLabel* summary() const { return summary_; }
+
+ private:
+  void on_evaluations_changed();
+  void show_evaluation();
+  void fill_per_class(const Evaluation& ev);
+  void fill_confused(const Evaluation& ev);
+  void fill_examples();
+  void fill_regions(const Evaluation& ev);
+  // The loaded dataset when the shown run validates on it; null otherwise.
+  const Dataset* matching_dataset(const Evaluation& ev) const;
+  QStringList class_names(const Evaluation& ev) const;
+
+  LiveRun* run_;
+  std::shared_ptr<const Dataset> dataset_;
+  QLabel* summary_;
+  QComboBox* epoch_;
+  QComboBox* counts_;
+  QCheckBox* mistakes_;
+  ConfusionMatrixView* matrix_;
+  PointPlot* regions_;
+  QLabel* regions_title_;
+  QTableWidget* per_class_;
+  QListWidget* confused_;
+  QLabel* examples_title_;
+  QListWidget* examples_;
+  bool follow_latest_ = true;  // the epoch choice moves on with new validations
+};
+
+}  // namespace mirror::ui
