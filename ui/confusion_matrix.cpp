@@ -13,6 +13,8 @@ namespace mirror::ui {
 namespace {
 // Longest row label drawn in full; longer names are elided (the tooltip has them whole).
 constexpr int kLabelChars = 18;
+// The smallest type the cells' numbers are drawn in; smaller cells go without numbers.
+constexpr double kSmallestPoints = 6.5;
 }  // namespace
 
 ConfusionMatrixView::ConfusionMatrixView(QWidget* parent) : QWidget(parent) {
@@ -143,7 +145,19 @@ void ConfusionMatrixView::paintEvent(QPaintEvent*) {
   for (int64_t t = 0; t < ev_.classes; ++t)
     for (int64_t q = 0; q < ev_.classes; ++q) (t == q ? max_on : max_off) = std::max(t == q ? max_on : max_off, ev_.count(t, q));
   const QColor right(46, 160, 67), wrong(214, 39, 40), base = palette().color(QPalette::Base);
-  const bool numbers = s >= fm.horizontalAdvance("100%") + 4 && s >= fm.height() + 2;
+  // Numbers in the cells when they fit: in the widget's font, or down to kSmallestPoints.
+  QString widest;
+  for (int64_t t = 0; t < ev_.classes; ++t)
+    for (int64_t q = 0; q < ev_.classes; ++q)
+      if (const QString c = cell_text(t, q); c.size() > widest.size()) widest = c;
+  QFont cell_font = font();
+  const auto fits = [&](const QFont& f) {
+    const QFontMetrics m(f);
+    return s >= m.horizontalAdvance(widest) + 4 && s >= m.height() + 2;
+  };
+  while (!fits(cell_font) && cell_font.pointSizeF() > kSmallestPoints) cell_font.setPointSizeF(cell_font.pointSizeF() - 0.5);
+  const bool numbers = fits(cell_font);
+  p.setFont(cell_font);
   for (int64_t t = 0; t < ev_.classes; ++t) {
     const int64_t row = ev_.label_total(t);
     for (int64_t q = 0; q < ev_.classes; ++q) {
@@ -165,6 +179,7 @@ void ConfusionMatrixView::paintEvent(QPaintEvent*) {
       }
     }
   }
+  p.setFont(font());
   p.setPen(QPen(palette().color(QPalette::Mid), 1));
   p.setBrush(Qt::NoBrush);
   p.drawRect(g);
@@ -179,6 +194,7 @@ bool ConfusionMatrixView::event(QEvent* e) {
     auto* help = static_cast<QHelpEvent*>(e);
     const auto [t, q] = cell_at(help->pos());
     if (t >= 0) QToolTip::showText(help->globalPos(), cell_tooltip(t, q), this);
+    else if (!toolTip().isEmpty()) QToolTip::showText(help->globalPos(), toolTip(), this);
     else QToolTip::hideText();
     return true;
   }

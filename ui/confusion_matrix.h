@@ -37,7 +37,7 @@ class ConfusionMatrixView : public QWidget {
   void select(int64_t label, int64_t predicted);
 
   QSize sizeHint() const override { return {420, 420}; }
-  QSize minimumSizeHint() const override { return {160, 160}; }
+  QSize minimumSizeHint() const override { return {220, 220}; }
 
  Q_SIGNALS:
   // A cell was clicked (or select() called); {-1, -1}: the selection was cleared.

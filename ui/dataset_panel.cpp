@@ -30,6 +30,7 @@ namespace mirror::ui {
 
 namespace {
 constexpr int kSamples = 8;
+constexpr int kTableHeight = 160;  // the class table's most
 constexpr int64_t kMaxPoints = 4000;  // of a 2-D dataset drawn on the Data tab
 }  // namespace
 
@@ -92,7 +93,7 @@ DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent) {
   classes_->verticalHeader()->setVisible(false);
   classes_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
   classes_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  classes_->setMaximumHeight(160);
+  classes_->setMaximumHeight(kTableHeight);
   samples_ = new QWidget;
   samples_layout_ = new QGridLayout(samples_);
   samples_layout_->setContentsMargins(0, 0, 0, 0);
@@ -160,10 +161,12 @@ void DatasetPanel::set_dataset(const QString& name, const QString& dir) {
 }
 
 void DatasetPanel::load() {
-  if (watcher_.isRunning()) {
+  if (loading_) {
     reload_pending_ = true;  // the choice changed while loading: load again when this one ends
     return;
   }
+  reload_pending_ = false;
+  loading_ = true;
   const DatasetOptions o = options();
   progress_->setVisible(true);
   error_->setVisible(false);
@@ -186,12 +189,15 @@ void DatasetPanel::load() {
 void DatasetPanel::on_loaded() {
   const LoadResult r = watcher_.result();
   if (reload_pending_) {  // stale: the user chose something else meanwhile
-    reload_pending_ = false;
+    // Still loading until load() runs again, so that loading() never reads false between the two
+    // loads (mirrorbench --train polls it and would find no dataset to train on).
     watcher_.waitForFinished();
+    loading_ = false;
     QMetaObject::invokeMethod(this, &DatasetPanel::load, Qt::QueuedConnection);
     return;
   }
   progress_->setVisible(false);
+  loading_ = false;
   dataset_ = r.dataset;
   if (!dataset_) {
     error_->setText(r.error);
@@ -230,6 +236,10 @@ void DatasetPanel::show_dataset() {
     classes_->setItem(k, 1, new QTableWidgetItem(QString::number(train[static_cast<size_t>(k)])));
     classes_->setItem(k, 2, new QTableWidgetItem(QString::number(val[static_cast<size_t>(k)])));
   }
+  // No taller than its rows (three classes leave room for the points below), at most kTableHeight.
+  int rows_height = classes_->horizontalHeader()->height() + 2 * classes_->frameWidth();
+  for (int k = 0; k < classes_->rowCount(); ++k) rows_height += classes_->rowHeight(k);
+  classes_->setMaximumHeight(std::min(kTableHeight, rows_height));
   while (auto* item = samples_layout_->takeAt(0)) {
     delete item->widget();
     delete item;

@@ -41,7 +41,9 @@ class DatasetPanel : public QWidget {
   // Selects a dataset (and optionally its directory) without loading it.
   void set_dataset(const QString& name, const QString& dir = {});
   std::shared_ptr<const Dataset> dataset() const { return dataset_; }
-  bool loading() const { return watcher_.isRunning() || reload_pending_; }
+  // From load() until dataset_changed() is emitted (the worker's end alone is not enough: the
+  // dataset is taken over on the GUI thread after it).
+  bool loading() const { return loading_ || reload_pending_; }
   // Loads the selected dataset on a worker thread; dataset_changed() follows.
   void load();
   // The scatter plot of a 2-D point dataset (hidden for other data).
@@ -77,6 +79,7 @@ class DatasetPanel : public QWidget {
   QLabel* error_;
   QFutureWatcher<LoadResult> watcher_;
   std::shared_ptr<const Dataset> dataset_;
+  bool loading_ = false;
   bool reload_pending_ = false;
 };
 

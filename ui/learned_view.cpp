@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -14,6 +15,8 @@
 
 #include "mirror/data/dataset.h"
 #include "mirror/data/preview.h"
+#include "mirror/runs/evaluations.h"
+#include "mirror/runs/run_reader.h"
 #include "ui/class_look.h"
 #include "ui/confusion_matrix.h"
 #include "ui/live_run.h"
@@ -57,14 +60,15 @@ LearnedView::LearnedView(LiveRun* run, QWidget* parent) : QWidget(parent), run_(
   matrix_->setObjectName("confusion-matrix");
   regions_ = new PointPlot;
   regions_->setObjectName("decision-regions");
-  regions_title_ = heading("Decision regions: the class the model gives every point of the plane, paler where it is "
-                           "less sure, behind the validation points");
+  regions_title_ = heading("Decision regions (paler where the model is less sure)");
+  regions_->setToolTip("The class the model gives every point of the plane, tinted with that class's colour and "
+                       "paler where it is less sure, behind the validation points");
   auto* left = new QSplitter(Qt::Vertical);
   auto* matrix_box = new QWidget;
   auto* matrix_layout = new QVBoxLayout(matrix_box);
   matrix_layout->setContentsMargins(0, 0, 0, 0);
-  matrix_layout->addWidget(heading("Confusion matrix: rows are the true classes, columns the predictions; hover a cell "
-                                   "for its examples, click it to list them"));
+  matrix_layout->addWidget(heading("Confusion matrix (rows: true class, columns: predicted)"));
+  matrix_->setToolTip("Hover a cell for its count and examples; click it to list them");
   matrix_layout->addWidget(matrix_, 1);
   auto* regions_box = new QWidget;
   auto* regions_layout = new QVBoxLayout(regions_box);
@@ -73,11 +77,13 @@ LearnedView::LearnedView(LiveRun* run, QWidget* parent) : QWidget(parent), run_(
   regions_layout->addWidget(regions_, 1);
   left->addWidget(matrix_box);
   left->addWidget(regions_box);
+  left->setSizes({260, 420});  // points need more room than a 2-D set's few classes
   regions_box->setVisible(false);
 
   per_class_ = new QTableWidget(0, 3);
   per_class_->setObjectName("per-class-accuracy");
   per_class_->setHorizontalHeaderLabels({"Class", "Examples", "Accuracy"});
+  per_class_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   per_class_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
   per_class_->verticalHeader()->hide();
   per_class_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -85,6 +91,7 @@ LearnedView::LearnedView(LiveRun* run, QWidget* parent) : QWidget(parent), run_(
   confused_ = new QListWidget;
   confused_->setObjectName("most-confused");
   confused_->setToolTip("Click a pair to list its examples");
+  confused_->setWordWrap(true);
   examples_title_ = heading("Examples");
   examples_ = new QListWidget;
   examples_->setObjectName("learned-examples");
@@ -104,12 +111,14 @@ LearnedView::LearnedView(LiveRun* run, QWidget* parent) : QWidget(parent), run_(
   right->addWidget(boxed(heading("Most confused"), confused_));
   right->addWidget(boxed(examples_title_, examples_));
   right->setStretchFactor(2, 2);
+  right->setSizes({160, 140, 320});  // the examples, with their pictures, get the most
 
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(left);
   split->addWidget(right);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setSizes({500, 500});  // the plots are square: the lists get the width they leave
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(summary_);
@@ -135,15 +144,53 @@ void LearnedView::set_dataset(std::shared_ptr<const Dataset> dataset) {
   show_evaluation();
 }
 
+const std::vector<Evaluation>& LearnedView::evaluations() const {
+  return recorded_dir_.isEmpty() ? run_->evaluations() : recorded_;
+}
+
+bool LearnedView::show_recorded(const QString& dir) {
+  std::vector<std::string> warnings;
+  recorded_ = read_evaluations(dir.toStdString(), &warnings);
+  recorded_dir_ = dir;
+  recorded_dataset_.clear();
+  try {
+    const RunRecord record = read_run(dir.toStdString());
+    recorded_dataset_ = config_value(record, "dataset.name");
+  } catch (const std::exception&) {
+  }
+  follow_latest_ = true;
+  list_epochs();
+  if (recorded_.empty()) {
+    summary_->setText(QString("%1 recorded no validations%2 (runs from before this version, or on data without a "
+                              "validation split, have none).")
+                          .arg(QDir(dir).dirName())
+                          .arg(warnings.empty() ? QString() : ": " + QString::fromStdString(warnings.front())));
+    return false;
+  }
+  return true;
+}
+
 const Evaluation* LearnedView::shown() const {
-  const auto& evs = run_->evaluations();
+  const auto& evs = evaluations();
   const int i = epoch_->currentIndex();
   if (evs.empty() || i < 0 || i >= static_cast<int>(evs.size())) return nullptr;
   return &evs[static_cast<size_t>(i)];
 }
 
 void LearnedView::on_evaluations_changed() {
-  const auto& evs = run_->evaluations();
+  // Only a run that begins anew (nothing validated, running) takes the view back from a recorded
+  // one; the validations of a run already going do not.
+  if (!recorded_dir_.isEmpty()) {
+    if (!run_->evaluations().empty() || !run_->running()) return;
+    recorded_dir_.clear();
+    recorded_.clear();
+    follow_latest_ = true;
+  }
+  list_epochs();
+}
+
+void LearnedView::list_epochs() {
+  const auto& evs = evaluations();
   const int keep = epoch_->currentIndex();
   epoch_->blockSignals(true);
   epoch_->clear();
@@ -158,7 +205,7 @@ void LearnedView::on_evaluations_changed() {
 const Dataset* LearnedView::matching_dataset(const Evaluation& ev) const {
   if (!dataset_) return nullptr;
   const auto& info = dataset_->info();
-  const std::string& run_data = run_->started().dataset;
+  const std::string& run_data = recorded_dir_.isEmpty() ? run_->started().dataset : recorded_dataset_;
   if (info.num_classes != ev.classes || dataset_->size(Split::kValidation) != ev.total()) return nullptr;
   if (!run_data.empty() && run_data != info.name) return nullptr;
   return dataset_.get();
@@ -184,7 +231,8 @@ void LearnedView::show_evaluation() {
   }
   matrix_->set_evaluation(*ev, class_names(*ev));
   const int64_t total = ev->total();
-  summary_->setText(QString("After epoch %1 (step %2): %3 of %4 validation examples right (%5). Green cells are right "
+  const QString source = recorded_dir_.isEmpty() ? QString() : QString("Recorded run %1. ").arg(QDir(recorded_dir_).dirName());
+  summary_->setText(source + QString("After epoch %1 (step %2): %3 of %4 validation examples right (%5). Green cells are right "
                             "answers, red ones mistakes.")
                         .arg(ev->epoch)
                         .arg(ev->global_step)
@@ -213,7 +261,6 @@ void LearnedView::fill_per_class(const Evaluation& ev) {
     a->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     per_class_->setItem(row, 2, a);
   }
-  per_class_->resizeColumnsToContents();
 }
 
 void LearnedView::fill_confused(const Evaluation& ev) {
@@ -285,8 +332,8 @@ void LearnedView::fill_examples() {
     const ExamplePrediction& e = *chosen[i];
     QStringList guesses;
     for (size_t k = 0; k < e.classes.size(); ++k)
-      guesses << QString("%1 %2").arg(names[static_cast<int>(e.classes[k])]).arg(percent(e.probabilities[k]));
-    QString text = QString("%1 #%2 · true %3\npredicted %4")
+      guesses << QString("%1 %2%").arg(names[static_cast<int>(e.classes[k])]).arg(100.0 * e.probabilities[k], 0, 'f', 0);
+    QString text = QString("%1 #%2, true %3\npredicted %4")
                        .arg(e.correct() ? "✓" : "✗")
                        .arg(e.index)
                        .arg(names[static_cast<int>(e.label)], guesses.join(" · "));

@@ -8,6 +8,8 @@
 #include <QWidget>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "mirror/train/evaluation.h"
 
@@ -36,6 +38,11 @@ class LearnedView : public QWidget {
   // points, whenever it is the one the run validates on (same name, classes and validation size).
   void set_dataset(std::shared_ptr<const Dataset> dataset);
 
+  // Shows the evaluations recorded in run directory `dir` (a finished run, one another process
+  // writes) until the live run begins anew. False, saying why in the summary, when it has none.
+  bool show_recorded(const QString& dir);
+  bool showing_recorded() const { return !recorded_dir_.isEmpty(); }
+
   // The evaluation shown: the latest, unless an earlier epoch was chosen. Null before any.
   const Evaluation* shown() const;
 
@@ -51,6 +58,10 @@ class LearnedView : public QWidget {
 
  private:
   void on_evaluations_changed();
+  // Fills the epoch choice from evaluations() and shows the chosen one.
+  void list_epochs();
+  // The recorded run's when one is shown, else the live run's.
+  const std::vector<Evaluation>& evaluations() const;
   void show_evaluation();
   void fill_per_class(const Evaluation& ev);
   void fill_confused(const Evaluation& ev);
@@ -74,6 +85,9 @@ class LearnedView : public QWidget {
   QLabel* examples_title_;
   QListWidget* examples_;
   bool follow_latest_ = true;  // the epoch choice moves on with new validations
+  QString recorded_dir_;       // a recorded run shown instead of the live one
+  std::string recorded_dataset_;
+  std::vector<Evaluation> recorded_;
 };
 
 }  // namespace mirror::ui

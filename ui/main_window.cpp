@@ -186,6 +186,10 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   });
   connect(browser_, &RunsBrowser::selection_changed, compare_, &CompareView::set_runs);
   connect(browser_, &RunsBrowser::resume_requested, this, &MainWindow::resume_run);
+  connect(browser_, &RunsBrowser::learned_requested, this, [this](const QString& dir) {
+    learned_->show_recorded(dir);
+    views_->setCurrentWidget(learned_);
+  });
   connect(launcher_, &RunLauncher::run_begun, this, &MainWindow::on_run_begun);
   connect(launcher_, &RunLauncher::refused, this, [this](const QString& why) {
     update_train_enabled();

@@ -59,8 +59,16 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
                                            done + 1, done + 1, 100000, 1, &ok);
     if (ok) Q_EMIT resume_requested(dir, until);
   });
+  learned_ = new QPushButton("What it learned");
+  learned_->setToolTip("Show the selected run's confusion matrix, examples and decision regions on the Learned tab");
+  learned_->setEnabled(false);
+  connect(learned_, &QPushButton::clicked, this, [this] {
+    const auto runs = selected_runs();
+    if (runs.size() == 1) Q_EMIT learned_requested(QString::fromStdString(runs[0].dir));
+  });
   auto* bar = new QHBoxLayout;
   bar->addWidget(filter_, 1);
+  bar->addWidget(learned_);
   bar->addWidget(resume_);
   bar->addWidget(open);
   bar->addWidget(tags);
@@ -302,6 +310,7 @@ void RunsBrowser::on_selection_changed() {
                                                runs[0].status == "failed" || runs[0].status == "stalled");
   const bool continuable = runs.size() == 1 && runs[0].status == "finished";
   resume_->setEnabled(resumable || continuable);
+  learned_->setEnabled(runs.size() == 1);
   resume_->setText(continuable ? "Continue…" : "Resume");
   resume_->setToolTip(continuable ? "Train the selected finished run on for more epochs, from its last checkpoint"
                                   : "Continue the selected stopped or interrupted run from its newest checkpoint, "

@@ -59,6 +59,7 @@ class RunsBrowser : public QWidget {
 
   QTableWidget* table() const { return table_; }
   QPushButton* resume_button() const { return resume_; }
+  QPushButton* learned_button() const { return learned_; }
   QLineEdit* filter() const { return filter_; }
   QPlainTextEdit* notes() const { return notes_; }
   QLabel* status_line() const { return status_; }
@@ -71,6 +72,8 @@ class RunsBrowser : public QWidget {
   // The person asked to continue this stopped, failed or interrupted run (`epochs` 0), or to
   // train a finished one on until epoch `epochs`.
   void resume_requested(const QString& dir, int epochs);
+  // The person asked to see what the selected run's model learned.
+  void learned_requested(const QString& dir);
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -107,6 +110,7 @@ class RunsBrowser : public QWidget {
   QPlainTextEdit* notes_;
   QLabel* status_;
   QPushButton* resume_;
+  QPushButton* learned_;
   QTimer poll_;
   QFutureWatcher<Loaded> watcher_;
   QStringList pending_selection_;  // asked for while loading

@@ -10,6 +10,8 @@
 // documentation and checks under Xvfb).
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QAction>
+#include <QLabel>
 #include <QTimer>
 
 #include <cstdio>
@@ -59,6 +61,10 @@ int main(int argc, char** argv) {
       poll->stop();
       if (study) window.start_scaling_study();
       else window.start_training();
+      if (!window.running() && !window.sweeping())  // say why rather than sit there
+        std::fprintf(stderr, "mirrorbench: %s did not start: %s\n", study ? "--scaling-study" : "--train",
+                     qPrintable(window.train_blocked_label()->text().isEmpty() ? window.train_action()->toolTip()
+                                                                             : window.train_blocked_label()->text()));
     });
     poll->start(100);
   }
