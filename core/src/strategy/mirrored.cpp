@@ -561,7 +561,7 @@ StepResult MirroredStrategy::train_step(const Batch& batch) {
   StepResult total = run_step(batch, /*train=*/true);
   ++steps_;
   if (options_.sync_check_every > 0 && steps_ % options_.sync_check_every == 0) {
-    check_sync();
+    total.checksums = check_sync();
     total.sync_checked = true;
   }
   return total;
@@ -581,11 +581,13 @@ torch::Tensor MirroredStrategy::predict(const torch::Tensor& x) {
   return probs;
 }
 
-void MirroredStrategy::check_sync() {
+std::vector<uint64_t> MirroredStrategy::check_sync() {
   const uint64_t reference = fnv1a(replicas_[0]->flat_params);
+  std::vector<uint64_t> checksums = {reference};
   for (int r = 1; r < num_replicas(); ++r) {
     const auto& p = replicas_[static_cast<size_t>(r)]->flat_params;
-    if (fnv1a(p) == reference) continue;
+    checksums.push_back(fnv1a(p));
+    if (checksums.back() == reference) continue;
     torch::NoGradGuard no_grad;
     auto diff = (p.to(torch::kCPU) - replicas_[0]->flat_params.to(torch::kCPU)).abs();
     const int64_t differing = diff.ne(0).sum().item<int64_t>();
@@ -595,9 +597,15 @@ void MirroredStrategy::check_sync() {
         "corruption, so the run stops rather than train on inconsistent copies",
         steps_, r, differing, p.numel(), diff.max().item<double>()));
   }
-  if (processes_ <= 1) return;
+  if (processes_ <= 1) return checksums;
   // Across processes: every process's replicas against process 0's, by checksum.
   const auto all = workers_->allgather({static_cast<double>(reference >> 32), static_cast<double>(reference & 0xffffffffu)});
+  std::vector<uint64_t> everyone;
+  for (int p = 0; p < processes_; ++p) {
+    const auto& v = all[static_cast<size_t>(p)];
+    if (p == process_) everyone.insert(everyone.end(), checksums.begin(), checksums.end());
+    else everyone.insert(everyone.end(), static_cast<size_t>(num_replicas()), (static_cast<uint64_t>(v[0]) << 32) | static_cast<uint64_t>(v[1]));
+  }
   for (int p = 1; p < processes_; ++p)
     if (all[static_cast<size_t>(p)] != all[0])
       throw SyncError(fmt::format(
@@ -605,6 +613,7 @@ void MirroredStrategy::check_sync() {
           "Mirrored replicas must stay bit-identical; this is a bug or memory corruption, so the run stops rather "
           "than train on inconsistent copies",
           steps_, p, workers_->hosts().at(static_cast<size_t>(p))));
+  return everyone;
 }
 
 }  // namespace mirror

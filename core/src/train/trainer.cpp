@@ -25,6 +25,9 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 bool should_stop(TrainControl& control, EventSink& sink) {
   bool told = false;
   while (control.pause.load() && !control.stop.load()) {
+    // Step by step: take one unit and go on for one step; the next call holds again.
+    int64_t steps = control.single_steps.load();
+    if (steps > 0 && control.single_steps.compare_exchange_strong(steps, steps - 1)) break;
     if (!told) {
       sink.on_hold();
       told = true;
@@ -286,6 +289,7 @@ class TrainingLoop {
     m.samples_per_sec = seconds > 0 ? static_cast<double>(r.sums.samples) / seconds : 0;
     m.learning_rate = last_rate_;
     m.sync_checked = r.sync_checked;
+    m.checksums = r.checksums;
     m.replicas = r.replicas;
     for (const auto& t : r.replicas) {
       m.compute_ms += t.compute_ms;

@@ -78,8 +78,16 @@ TEST(Mirrored, SyncCheckCatchesAPerturbedReplica) {
   mo.sync_check_every = 1;
   MirroredStrategy s(cpu_replicas(3), analysis, opt, mo, 7);
   const auto batch = data->slice(Split::kTrain, 0, 12);
-  s.train_step(batch);
-  EXPECT_NO_THROW(s.check_sync());
+  const StepResult first = s.train_step(batch);
+  // Each replica's checksum is reported with the checked step: equal, and moved by the update.
+  ASSERT_TRUE(first.sync_checked);
+  ASSERT_EQ(first.checksums.size(), 3u);
+  EXPECT_EQ(first.checksums[1], first.checksums[0]);
+  EXPECT_EQ(first.checksums[2], first.checksums[0]);
+  const StepResult second = s.train_step(batch);
+  ASSERT_EQ(second.checksums.size(), 3u);
+  EXPECT_NE(second.checksums[0], first.checksums[0]);
+  EXPECT_EQ(s.check_sync(), second.checksums);
   {
     torch::NoGradGuard no_grad;
     s.replica_parameters(2)[17] += 1e-6f;  // one parameter, one replica, a tiny nudge

@@ -144,6 +144,30 @@ TEST(Trainer, APauseIsAnnouncedOnceBetweenStepsAndTheRunGoesOnWhenLifted) {
   EXPECT_FALSE(control.holding.load());
 }
 
+TEST(Trainer, StepByStepTakesExactlyOneStepPerUnitWhilePaused) {
+  // Paused from the start; the sink hands out one step each time the run holds, three times,
+  // then stops it. Each hold must come after exactly one more step.
+  class Stepper : public Recorder {
+   public:
+    void on_hold() override {
+      holds.push_back(static_cast<int64_t>(steps.size()));
+      if (holds.size() <= 3) control->single_steps.fetch_add(1);
+      else control->stop = true;
+    }
+    std::vector<int64_t> holds;
+  };
+  Trainer t(blobs_config(1), blobs());
+  Stepper rec;
+  TrainControl control;
+  control.pause = true;
+  rec.control = &control;
+  const auto fin = t.run(rec, control);
+  EXPECT_EQ(fin.status, RunStatus::kStopped) << fin.message;
+  EXPECT_EQ(rec.holds, (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(fin.steps, 3);
+  EXPECT_EQ(control.single_steps.load(), 0);
+}
+
 TEST(Trainer, ADemoPaceSpacesTheStepsButChangesNoNumber) {
   TrainConfig c = blobs_config(1);
   c.strategy.deterministic = true;

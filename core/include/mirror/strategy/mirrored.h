@@ -62,8 +62,10 @@ class MirroredStrategy {
   // inference mode. Local to this process; call between steps.
   torch::Tensor predict(const torch::Tensor& x);
   // Throws SyncError naming the replica and the size of the difference unless every replica's
-  // parameters are bit-identical to replica 0's.
-  void check_sync();
+  // parameters are bit-identical to replica 0's. Returns each replica's parameter checksum (all
+  // processes' replicas, in order; another process's replicas carry the checksum its own check
+  // agreed on).
+  std::vector<uint64_t> check_sync();
 
   int num_replicas() const;  // in this process
   int total_replicas() const { return num_replicas() * processes_; }

@@ -53,6 +53,9 @@ struct StepResult {
   MetricSums sums;
   std::vector<ReplicaTiming> replicas;
   bool sync_checked = false;  // training: the replicas were checked bit-identical after this step
+  // When sync_checked: each replica's parameter checksum (64-bit FNV-1a of the bytes), in replica
+  // order over all processes; all equal, or the check would have failed.
+  std::vector<uint64_t> checksums;
   TopPredictions top;         // evaluation only: every example's top predictions
 };
 

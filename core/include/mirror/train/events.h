@@ -48,6 +48,7 @@ struct StepMetrics {
   double samples_per_sec = 0;   // this step
   double learning_rate = 0;     // the rate this step's update used (0 when read back from older runs)
   bool sync_checked = false;    // the replicas were checked bit-identical after this step
+  std::vector<uint64_t> checksums;  // then: each replica's parameter checksum; empty when read back
   double compute_ms = 0, allreduce_ms = 0, update_ms = 0;  // means over the replicas
   std::vector<ReplicaTiming> replicas;  // each replica's timing; empty when read back
 };
