@@ -29,6 +29,7 @@ void LiveRun::begin() {
   samples_ema_ = seconds_ema_ = 0;
   prev_wall_ = 0;
   last_sync_check_ = 0;
+  last_checksums_.clear();
   first_rate_ = -1;
   rate_varies_ = false;
   running_ = true;
@@ -91,7 +92,10 @@ void LiveRun::on_steps(const std::vector<StepMetrics>& batch) {
     samples_ema_ = 0.95 * samples_ema_ + 0.05 * static_cast<double>(e.samples);
     seconds_ema_ = 0.95 * seconds_ema_ + 0.05 * dt;
     if (started_.global_batch <= 0 || e.samples >= started_.global_batch) typical_step_ = e;
-    if (e.sync_checked) last_sync_check_ = e.global_step;
+    if (e.sync_checked) {
+      last_sync_check_ = e.global_step;
+      last_checksums_ = e.checksums;
+    }
     if (first_rate_ < 0) first_rate_ = e.learning_rate;
     else if (e.learning_rate != first_rate_) rate_varies_ = true;
   }

@@ -41,6 +41,8 @@ class LiveRun : public QObject {
   double recent_samples_per_sec() const { return seconds_ema_ > 0 ? samples_ema_ / seconds_ema_ : 0; }
   // The step after which the replicas were last checked bit-identical; 0: not yet.
   int64_t last_sync_check() const { return last_sync_check_; }
+  // Each replica's parameter checksum at that check (empty before one).
+  const std::vector<uint64_t>& last_checksums() const { return last_checksums_; }
   // Whether the learning rate has taken more than one value in this run (a schedule, a warmup, a cut).
   bool learning_rate_varies() const { return rate_varies_; }
   const RunFinished& last_result() const { return last_result_; }
@@ -84,6 +86,7 @@ class LiveRun : public QObject {
   double samples_ema_ = 0, seconds_ema_ = 0;
   double prev_wall_ = 0;  // the last step's wall_seconds
   int64_t last_sync_check_ = 0;
+  std::vector<uint64_t> last_checksums_;
   double first_rate_ = -1;
   bool rate_varies_ = false;
   QTimer timer_;

@@ -33,6 +33,7 @@
 #include "ui/launch_dialog.h"
 #include "ui/live_page.h"
 #include "ui/learned_view.h"
+#include "ui/strategy_view.h"
 #include "ui/live_run.h"
 #include "ui/model_panel.h"
 #include "ui/run_launcher.h"
@@ -137,11 +138,16 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   runs_page_->setObjectName("runs-page");
   learned_ = new LearnedView(launcher_->live());
   learned_->setObjectName("learned-page");
+  strategy_ = new StrategyView(launcher_->live(), launcher_->controller());
+  strategy_->setObjectName("strategy-page");
   views_->addTab(live_page_, "Live");
+  views_->addTab(strategy_, "Strategy");
+  views_->setTabToolTip(views_->indexOf(strategy_), "One mirrored step drawn from the run: split, compute, all-reduce, "
+                                                    "update, sync check; step by step with Space");
   views_->addTab(learned_, "Learned");
-  views_->setTabToolTip(1, "What the model has learned: confusion matrix, examples, decision regions (Ctrl+E)");
+  views_->setTabToolTip(views_->indexOf(learned_), "What the model has learned: confusion matrix, examples, decision regions (Ctrl+E)");
   views_->addTab(runs_split, "Runs");
-  views_->setTabToolTip(2, "Every recorded run: rename, tag, annotate, compare (Ctrl+R)");
+  views_->setTabToolTip(views_->indexOf(runs_split), "Every recorded run: rename, tag, annotate, compare (Ctrl+R)");
   auto* right = new QWidget;
   auto* right_layout = new QVBoxLayout(right);
   right_layout->setContentsMargins(0, 0, 0, 0);
@@ -186,6 +192,8 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   });
   connect(browser_, &RunsBrowser::selection_changed, compare_, &CompareView::set_runs);
   connect(browser_, &RunsBrowser::resume_requested, this, &MainWindow::resume_run);
+  // Step by step holds the run between steps: the toolbar's Pause shows it and does it.
+  connect(strategy_, &StrategyView::pause_wanted, this, [this](bool on) { pause_->setChecked(on); });
   connect(browser_, &RunsBrowser::learned_requested, this, [this](const QString& dir) {
     learned_->show_recorded(dir);
     views_->setCurrentWidget(learned_);

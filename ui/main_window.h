@@ -36,6 +36,7 @@ class TrainingController;
 class RunsBrowser;
 class CompareView;
 class LearnedView;
+class StrategyView;
 class WindowSettings;
 
 class MainWindow : public QMainWindow {
@@ -113,7 +114,9 @@ class MainWindow : public QMainWindow {
   RunsBrowser* runs_browser() const { return browser_; }
   CompareView* compare_view() const { return compare_; }
   LearnedView* learned_view() const { return learned_; }
-  // "Live" (the current run), "Learned" (what its model learned) and "Runs" (browser and comparison).
+  StrategyView* strategy_view() const { return strategy_; }
+  // "Live" (the current run), "Strategy" (its mirrored step drawn), "Learned" (what its model
+  // learned) and "Runs" (browser and comparison).
   QTabWidget* views() const { return views_; }
 
  Q_SIGNALS:
@@ -189,6 +192,7 @@ class MainWindow : public QMainWindow {
   CompareView* compare_;
   QWidget* runs_page_;
   LearnedView* learned_;
+  StrategyView* strategy_;
 };
 
 }  // namespace mirror::ui

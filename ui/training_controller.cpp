@@ -115,6 +115,10 @@ void TrainingController::set_paused(bool paused) {
   if (control_) control_->pause = paused;
 }
 
+void TrainingController::step_once() {
+  if (control_) control_->single_steps.fetch_add(1);
+}
+
 bool TrainingController::paused() const { return control_ && control_->pause.load(); }
 
 bool TrainingController::holding() const { return control_ && control_->holding.load(); }

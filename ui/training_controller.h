@@ -42,6 +42,8 @@ class TrainingController : public QObject {
   // Asks the run to stop after its current step. Thread-safe.
   void stop();
   void set_paused(bool paused);
+  // While paused: take exactly one more step, then hold again (step by step). Thread-safe.
+  void step_once();
   // A demo pace in steps per second (0: full speed), for this run and the next ones. Thread-safe.
   void set_pace(double steps_per_second);
   double pace() const { return pace_; }

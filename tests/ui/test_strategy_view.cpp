@@ -1,0 +1,132 @@
+// The Strategy tab: the mirrored step drawn from a real run, live and step by step; on Qt's
+// offscreen platform.
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "mirror/data/registry.h"
+#include "ui/live_run.h"
+#include "ui/run_launcher.h"
+#include "ui/strategy_view.h"
+#include "ui/training_controller.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+namespace {
+TrainConfig points_config(int epochs, int replicas) {
+  TrainConfig c = config_from_preset("spirals-mlp");
+  c.dataset.name = "blobs";
+  c.epochs = epochs;
+  c.batch_size = 30;
+  c.devices.logical = replicas;
+  c.strategy.sync_check_every = 1;
+  return c;
+}
+
+// Processes events until `done` or `ms` pass; whether `done` came true.
+bool wait_for(const std::function<bool()>& done, int ms) {
+  QElapsedTimer t;
+  t.start();
+  while (!done() && t.elapsed() < ms) QTest::qWait(10);
+  return done();
+}
+}  // namespace
+
+class StrategyViewTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { register_event_types(); }
+
+  // Step by step: the run holds; each Space takes exactly one step, which the view then walks
+  // through phase by phase, ending on the sync check with every replica's checksum.
+  void eachSpaceTakesExactlyOneStep() {
+    RunLauncher launcher;
+    launcher.set_recording(false);
+    StrategyView view(launcher.live(), launcher.controller());
+    connect(&view, &StrategyView::pause_wanted, &launcher, &RunLauncher::set_paused);
+    view.resize(900, 600);
+    view.show();
+    QSignalSpy wanted(&view, &StrategyView::pause_wanted);
+    const TrainConfig config = points_config(50, 3);
+    launcher.start_run(config, load_dataset(config.dataset));
+    QVERIFY(wait_for([&] { return launcher.live()->last_step().global_step > 0; }, 30000));
+    view.set_mode(StrategyView::Mode::kStepByStep);
+    QCOMPARE(wanted.count(), 1);
+    QCOMPARE(wanted.last().at(0).toBool(), true);
+    QVERIFY(wait_for([&] { return launcher.controller()->holding(); }, 10000));
+    QTest::qWait(100);  // the steps taken before the hold reach the view
+    int64_t at = launcher.live()->last_step().global_step;
+    for (int press = 0; press < 3; ++press) {
+      QTest::keyClick(&view, Qt::Key_Space);
+      QVERIFY2(wait_for([&] { return launcher.live()->last_step().global_step == at + 1; }, 10000),
+               qPrintable(QString("press %1: step %2 after %3").arg(press).arg(launcher.live()->last_step().global_step).arg(at)));
+      QVERIFY(wait_for([&] { return launcher.controller()->holding(); }, 10000));
+      QTest::qWait(150);
+      QCOMPARE(launcher.live()->last_step().global_step, at + 1);  // one, not more
+      at += 1;
+      // The walk-through starts at the split and ends on the sync check.
+      QCOMPARE(view.diagram()->picture().global_step, at);
+      QVERIFY(wait_for([&] { return view.phase_line()->text().contains("Press Space"); }, 10000));
+      QCOMPARE(view.phase(), StepPhase::kSyncCheck);
+    }
+    const StepPicture& pic = view.diagram()->picture();
+    QCOMPARE(pic.replicas.size(), size_t{3});
+    int64_t shards = 0;
+    for (const auto& t : pic.replicas) shards += t.shard_size;
+    QCOMPARE(shards, config.batch_size);
+    QCOMPARE(pic.sync_step, at);
+    QCOMPARE(pic.checksums.size(), size_t{3});
+    QVERIFY(view.phase_line()->text().contains(QString("after step %1 every replica's parameters hash to").arg(at)));
+    QVERIFY(view.explain(StepPhase::kSplit).contains("cut into 3 shards (10, 10, 10)"));
+    QVERIFY(view.explain(StepPhase::kAllReduce).contains(QString::fromStdString(launcher.live()->started().communicator)));
+    // Back to live: the run goes on by itself.
+    view.set_mode(StrategyView::Mode::kLive);
+    QCOMPARE(wanted.last().at(0).toBool(), false);
+    QVERIFY(wait_for([&] { return launcher.live()->last_step().global_step > at + 5; }, 10000));
+    launcher.stop();
+    QVERIFY(wait_for([&] { return !launcher.running(); }, 10000));
+  }
+
+  // Live, the view replays steps at most ~30 times a second, and only while it is shown.
+  void liveReplaysOnlyWhileShown() {
+    RunLauncher launcher;
+    launcher.set_recording(false);
+    StrategyView view(launcher.live(), launcher.controller());
+    view.resize(900, 600);
+    view.show();
+    int repaints = 0;
+    view.diagram()->installEventFilter(this);
+    connect(this, &StrategyViewTest::painted, [&] { ++repaints; });
+    const TrainConfig config = points_config(3, 2);
+    launcher.start_run(config, load_dataset(config.dataset));
+    QVERIFY(wait_for([&] { return !view.diagram()->picture().replicas.empty(); }, 30000));
+    QElapsedTimer t;
+    t.start();
+    repaints = 0;
+    QTest::qWait(1000);
+    QVERIFY2(repaints > 5 && repaints <= 40, qPrintable(QString("%1 repaints in %2 ms").arg(repaints).arg(t.elapsed())));
+    view.hide();
+    QTest::qWait(100);
+    repaints = 0;
+    QTest::qWait(500);
+    QCOMPARE(repaints, 0);
+    launcher.stop();
+    QVERIFY(wait_for([&] { return !launcher.running(); }, 10000));
+  }
+
+ Q_SIGNALS:
+  void painted();
+
+ protected:
+  bool eventFilter(QObject* o, QEvent* e) override {
+    if (e->type() == QEvent::Paint) Q_EMIT painted();
+    return QObject::eventFilter(o, e);
+  }
+};
+
+QTEST_MAIN(StrategyViewTest)
+#include "test_strategy_view.moc"

@@ -1,0 +1,421 @@
+#include "ui/strategy_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QPainter>
+#include <QPushButton>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "ui/class_look.h"
+#include "ui/live_run.h"
+#include "ui/training_controller.h"
+
+namespace mirror::ui {
+
+namespace {
+const QColor kCompute(31, 119, 180), kAllReduce(255, 127, 14), kUpdate(44, 160, 44);
+constexpr int kFrameMs = 33;             // at most ~30 frames a second
+constexpr double kLivePhaseMs = 700;     // a live replay's pace per phase
+constexpr double kWalkPhaseMs = 1100;    // step by step: slower, to read each sentence
+constexpr double kLiveRestMs = 800;      // a live replay rests on the whole step before the next
+
+QString bytes_text(double bytes) {
+  if (bytes < 1024) return QString("%1 B").arg(bytes, 0, 'f', 0);
+  if (bytes < 1024 * 1024) return QString("%1 KiB").arg(bytes / 1024, 0, 'f', 1);
+  return QString("%1 MiB").arg(bytes / (1024 * 1024), 0, 'f', 1);
+}
+
+QString checksum_text(uint64_t c) { return QString("%1").arg(c >> 32, 8, 16, QChar('0')); }
+
+// The replica that spent the least time in the all-reduce finished computing last: the others
+// waited for it.
+int slowest_replica(const std::vector<ReplicaTiming>& t) {
+  int slowest = -1;
+  for (size_t i = 0; i < t.size(); ++i)
+    if (slowest < 0 || t[i].allreduce_ms < t[static_cast<size_t>(slowest)].allreduce_ms) slowest = static_cast<int>(i);
+  return slowest;
+}
+}  // namespace
+
+StepDiagram::StepDiagram(QWidget* parent) : QWidget(parent) {
+  setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+  setFocusPolicy(Qt::StrongFocus);
+}
+
+void StepDiagram::set_picture(const StepPicture& picture) {
+  picture_ = picture;
+  update();
+}
+
+void StepDiagram::set_phase(StepPhase phase, double progress) {
+  phase_ = phase;
+  progress_ = std::clamp(progress, 0.0, 1.0);
+  update();
+}
+
+void StepDiagram::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  const QColor text = palette().color(QPalette::WindowText);
+  const QFontMetrics fm = fontMetrics();
+  const double line = fm.height();
+  const auto& pic = picture_;
+  const int n = static_cast<int>(pic.replicas.size());
+  if (n == 0) {
+    p.setPen(text);
+    p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
+               "Start a run: its mirrored steps are drawn here from their measured times.");
+    return;
+  }
+  const int at = static_cast<int>(phase_);
+  const auto reached = [&](StepPhase ph) { return at > static_cast<int>(ph) || (at == static_cast<int>(ph) && progress_ > 0); };
+  const auto grown = [&](StepPhase ph) { return at > static_cast<int>(ph) ? 1.0 : at == static_cast<int>(ph) ? progress_ : 0.0; };
+  const QPen highlight(palette().color(QPalette::Highlight), 3);
+  const double left = 8, right = width() - 8.0;
+
+  // 1. The global batch, split into one shard per replica.
+  int64_t batch = 0;
+  for (const auto& t : pic.replicas) batch += t.shard_size;
+  p.setPen(text);
+  p.drawText(QRectF(left, 4, right - left, line), Qt::AlignLeft,
+             QString("Step %1: a global batch of %2 examples").arg(pic.global_step).arg(batch));
+  const double band_top = 6 + line, band_h = 1.8 * line;
+  const double gap = 10 * grown(StepPhase::kSplit);
+  const double band_w = right - left - gap * (n - 1);
+  double x = left;
+  for (int r = 0; r < n; ++r) {
+    const double w = batch > 0 ? band_w * static_cast<double>(pic.replicas[static_cast<size_t>(r)].shard_size) / static_cast<double>(batch) : band_w / n;
+    const QRectF shard(x, band_top, w, band_h);
+    p.fillRect(shard, class_color(r).lighter(150));
+    p.setPen(QColor(20, 20, 20));
+    p.drawText(shard, Qt::AlignCenter, fm.elidedText(QString("shard %1: %2").arg(r).arg(pic.replicas[static_cast<size_t>(r)].shard_size), Qt::ElideRight, static_cast<int>(w)));
+    x += w + gap;
+  }
+  if (phase_ == StepPhase::kSplit) {
+    p.setPen(highlight);
+    p.drawRect(QRectF(left, band_top, right - left, band_h));
+  }
+
+  // 2. The replicas, each a card with its shard's forward/backward, all-reduce and update times.
+  const double node_w = std::min(0.36 * (right - left), 30.0 * fm.averageCharWidth());
+  const double node_left = right - node_w;
+  const double cards_right = node_left - 3 * line;
+  const double lanes_top = band_top + band_h + 1.5 * line;
+  const double bottom_reserve = 4.5 * line;
+  const double lane_h = std::min(4.5 * line, (height() - lanes_top - bottom_reserve) / n);
+  double longest = 0;
+  for (const auto& t : pic.replicas) longest = std::max(longest, t.compute_ms + t.allreduce_ms + t.update_ms);
+  double label_w = fm.horizontalAdvance("replica 00 · cpu:0/logical:00") + 20.0;
+  for (const auto& d : pic.devices) label_w = std::max(label_w, fm.horizontalAdvance(QString("replica 00 · %1").arg(QString::fromStdString(d))) + 20.0);
+  label_w = std::min(0.45 * (cards_right - left), label_w);
+  const double bar_left = left + label_w + 6, bar_w = std::max(10.0, cards_right - bar_left - fm.horizontalAdvance("000.00 ms") - 8);
+  const double scale = longest > 0 ? bar_w / longest : 0;
+  std::vector<QPointF> card_ends;
+  for (int r = 0; r < n; ++r) {
+    const auto& t = pic.replicas[static_cast<size_t>(r)];
+    const QRectF card(left, lanes_top + r * lane_h, cards_right - left, lane_h - 4);
+    p.setPen(QPen(class_color(r), 1.5));
+    p.setBrush(palette().color(QPalette::Base));
+    p.drawRoundedRect(card, 4, 4);
+    // Its shard's colour on its left edge: which part of the batch it works on.
+    p.fillRect(QRectF(card.left() + 1, card.top() + 1, 6, card.height() - 2), class_color(r).lighter(150));
+    p.setPen(text);
+    const QString device = r < static_cast<int>(pic.devices.size()) ? QString::fromStdString(pic.devices[static_cast<size_t>(r)]) : QString();
+    const QRectF label(card.left() + 12, card.top(), label_w - 14, card.height());
+    p.drawText(label, Qt::AlignVCenter,
+               fm.elidedText(QString("replica %1 · %2").arg(r).arg(device), Qt::ElideRight, static_cast<int>(label.width())) +
+                   (card.height() >= 2.4 * line ? QString("\nshard of %1").arg(t.shard_size) : QString()));
+    const double bar_h = std::min(card.height() - 8, 1.6 * line), bar_top = card.center().y() - bar_h / 2;
+    double bx = bar_left;
+    double total_ms = 0;
+    for (const auto& [ph, ms, color] : {std::tuple{StepPhase::kCompute, t.compute_ms, kCompute},
+                                        std::tuple{StepPhase::kAllReduce, t.allreduce_ms, kAllReduce},
+                                        std::tuple{StepPhase::kUpdate, t.update_ms, kUpdate}}) {
+      const double w = ms * scale * grown(ph);
+      p.fillRect(QRectF(bx, bar_top, w, bar_h), color);
+      bx += w;
+      if (grown(ph) > 0) total_ms += ms * grown(ph);
+    }
+    p.setPen(text);
+    if (total_ms > 0) p.drawText(QRectF(bx + 4, card.top(), cards_right - bx, card.height()), Qt::AlignVCenter, QString("%1 ms").arg(total_ms, 0, 'f', 2));
+    card_ends.emplace_back(card.right(), card.center().y());
+    if (phase_ == StepPhase::kCompute || phase_ == StepPhase::kUpdate) {
+      p.setPen(highlight);
+      p.setBrush(Qt::NoBrush);
+      p.drawRoundedRect(card, 4, 4);
+    }
+  }
+
+  // 3. The all-reduce: every replica's gradients meet here, and the sum goes back to each.
+  const double lanes_h = n * lane_h;
+  const double node_h = std::max(6.5 * line, std::min(lanes_h, 7.5 * line));
+  const QRectF node(node_left, lanes_top + (lanes_h - node_h) / 2, node_w, node_h);
+  const bool reducing = phase_ == StepPhase::kAllReduce;
+  for (const auto& end : card_ends) {
+    p.setPen(QPen(reducing ? kAllReduce : palette().color(QPalette::Mid), reducing ? 2.5 : 1));
+    p.drawLine(end, QPointF(node.left(), node.center().y()));
+  }
+  p.setPen(reducing ? highlight : QPen(kAllReduce, 1.5));
+  p.setBrush(palette().color(QPalette::Base));
+  p.drawRoundedRect(node, 6, 6);
+  double mean_reduce = 0;
+  for (const auto& t : pic.replicas) mean_reduce += t.allreduce_ms / n;
+  const int slowest = slowest_replica(pic.replicas);
+  p.setPen(text);
+  const QStringList lines = {
+      "<b>All-reduce</b>",
+      QString::fromStdString(pic.communicator),
+      QString("%L1 gradients").arg(pic.parameters),
+      QString("%1 from each replica").arg(bytes_text(4.0 * static_cast<double>(pic.parameters))),
+      QString("%1 ms on average").arg(mean_reduce, 0, 'f', 2),
+      n > 1 ? QString("all wait for replica %1").arg(slowest) : QString("one replica: nothing to wait for")};
+  double ly = node.top() + 6;
+  for (const auto& l : lines) {
+    const bool bold = l.startsWith("<b>");
+    QFont f = font();
+    f.setBold(bold);
+    p.setFont(f);
+    p.drawText(QRectF(node.left() + 6, ly, node.width() - 12, line), Qt::AlignLeft,
+               QFontMetrics(f).elidedText(bold ? QString(l).remove("<b>").remove("</b>") : l, Qt::ElideRight, static_cast<int>(node.width() - 12)));
+    ly += line;
+  }
+  p.setFont(font());
+
+  // 4. The same update on every copy, and 5. the sync check's checksums.
+  const double foot = lanes_top + lanes_h + 0.8 * line;
+  p.setPen(phase_ == StepPhase::kUpdate ? QPen(kUpdate.darker(130)) : QPen(text));
+  if (reached(StepPhase::kUpdate))
+    p.drawText(QRectF(left, foot, right - left, line), Qt::AlignLeft,
+               "Update: the same summed gradient, the same optimizer step on every replica's own copy.");
+  if (reached(StepPhase::kSyncCheck)) {
+    const double y = foot + 1.4 * line;
+    const bool same = !pic.checksums.empty() && std::all_of(pic.checksums.begin(), pic.checksums.end(),
+                                                            [&](uint64_t c) { return c == pic.checksums.front(); });
+    p.setPen(text);
+    QString head = pic.sync_step > 0 ? QString("Sync check after step %1:").arg(pic.sync_step) : QString("Sync check: not yet");
+    p.drawText(QRectF(left, y, right - left, line), Qt::AlignLeft, head);
+    double cx = left + fm.horizontalAdvance(head) + 10;
+    for (size_t r = 0; r < pic.checksums.size() && cx < right - 40; ++r) {
+      const QString c = QString("%1: %2").arg(r).arg(checksum_text(pic.checksums[r]));
+      const QRectF box(cx, y - 2, fm.horizontalAdvance(c) + 10, line + 4);
+      p.fillRect(box, pic.checksums[r] == pic.checksums.front() ? QColor(46, 160, 67, 60) : QColor(214, 39, 40, 90));
+      p.drawText(box, Qt::AlignCenter, c);
+      cx += box.width() + 6;
+    }
+    if (same) {
+      p.setPen(QColor(46, 160, 67).darker(120));
+      p.drawText(QRectF(cx, y, right - cx, line), Qt::AlignLeft, "bit-identical");
+    }
+    if (phase_ == StepPhase::kSyncCheck && progress_ < 1) {
+      p.setPen(highlight);
+      p.setBrush(Qt::NoBrush);
+      p.drawRect(QRectF(left - 2, y - 4, right - left + 4, line + 8));
+    }
+  }
+}
+
+StrategyView::StrategyView(LiveRun* run, TrainingController* controller, QWidget* parent)
+    : QWidget(parent), run_(run), controller_(controller) {
+  mode_choice_ = new QComboBox;
+  mode_choice_->addItems({"Live", "Paused", "Step by step"});
+  mode_choice_->setToolTip("Live replays a recent step; Paused holds the drawing; Step by step holds the run between "
+                           "steps and takes one each time Space is pressed");
+  next_ = new QPushButton("Next step (Space)");
+  next_->setToolTip("Step by step: take exactly one more training step, then walk through it");
+  phase_line_ = new QLabel;
+  phase_line_->setObjectName("strategy-phase");
+  phase_line_->setWordWrap(true);
+  QFont big = phase_line_->font();
+  big.setPointSizeF(big.pointSizeF() * 1.15);
+  phase_line_->setFont(big);
+  diagram_ = new StepDiagram;
+  diagram_->setObjectName("strategy-diagram");
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel("Mode"));
+  bar->addWidget(mode_choice_);
+  bar->addWidget(next_);
+  bar->addStretch(1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(diagram_, 1);
+  layout->addWidget(phase_line_);
+  timer_ = new QTimer(this);
+  timer_->setInterval(kFrameMs);
+  connect(timer_, &QTimer::timeout, this, &StrategyView::tick);
+  connect(run_, &LiveRun::frame, this, &StrategyView::on_frame);
+  connect(run_, &LiveRun::run_started, this, [this] {
+    walked_step_ = 0;
+    diagram_->set_picture({});
+    if (mode_ == Mode::kStepByStep) {  // a new run starts unpaused: hold it too
+      controller_->set_paused(true);
+      Q_EMIT pause_wanted(true);
+    }
+  });
+  connect(mode_choice_, qOverload<int>(&QComboBox::activated), this, [this](int i) { set_mode(static_cast<Mode>(i)); });
+  connect(next_, &QPushButton::clicked, this, &StrategyView::next_step);
+  set_mode(Mode::kLive);
+}
+
+StepPicture StrategyView::take_picture(const StepMetrics& step) const {
+  StepPicture pic;
+  const RunStarted& s = run_->started();
+  pic.global_step = step.global_step;
+  pic.global_batch = s.global_batch;
+  pic.devices = s.devices;
+  pic.replicas = step.replicas;
+  pic.communicator = s.communicator;
+  pic.parameters = s.parameters;
+  pic.sync_step = run_->last_sync_check();
+  pic.checksums = run_->last_checksums();
+  return pic;
+}
+
+void StrategyView::set_mode(Mode mode) {
+  const bool was_stepping = mode_ == Mode::kStepByStep;
+  mode_ = mode;
+  mode_choice_->setCurrentIndex(static_cast<int>(mode));
+  next_->setEnabled(mode == Mode::kStepByStep);
+  if (mode == Mode::kStepByStep) {
+    walked_step_ = run_->last_step().global_step;
+    walking_ = false;
+    phase_line_->setText("Step by step: the run holds between steps. Press Space for the next one.");
+    Q_EMIT pause_wanted(true);
+  } else {
+    if (was_stepping) Q_EMIT pause_wanted(false);
+    walking_ = mode == Mode::kLive;
+    if (mode == Mode::kPaused) show_phase(StepPhase::kSyncCheck, 1.0);
+  }
+  update_timer();
+}
+
+void StrategyView::next_step() {
+  if (mode_ != Mode::kStepByStep) set_mode(Mode::kStepByStep);
+  controller_->step_once();
+  phase_line_->setText("Taking one step…");
+}
+
+QString StrategyView::explain(StepPhase phase) const {
+  const auto& pic = diagram_->picture();
+  const int n = static_cast<int>(pic.replicas.size());
+  QStringList sizes;
+  double fastest = 0, slowest = 0;
+  for (int r = 0; r < n; ++r) {
+    const auto& t = pic.replicas[static_cast<size_t>(r)];
+    sizes << QString::number(t.shard_size);
+    fastest = r == 0 ? t.compute_ms : std::min(fastest, t.compute_ms);
+    slowest = std::max(slowest, t.compute_ms);
+  }
+  switch (phase) {
+    case StepPhase::kSplit:
+      return QString("Split: the global batch of %1 examples is cut into %2 (%3), one per replica; sizes differ by at "
+                     "most one.")
+          .arg(pic.global_batch)
+          .arg(n == 1 ? QString("one shard") : QString("%1 shards").arg(n))
+          .arg(sizes.join(", "));
+    case StepPhase::kCompute:
+      return QString("Forward and backward: each replica runs its own copy of the model on its own shard and computes "
+                     "its gradients, all at once (%1 to %2 ms).")
+          .arg(fastest, 0, 'f', 2)
+          .arg(slowest, 0, 'f', 2);
+    case StepPhase::kAllReduce:
+      return QString("All-reduce: %1 sums the %2 gradients of every replica (%3 each) and gives every replica the "
+                     "sum; the fast ones wait for the slowest, replica %4.")
+          .arg(QString::fromStdString(pic.communicator))
+          .arg(pic.parameters)
+          .arg(bytes_text(4.0 * static_cast<double>(pic.parameters)))
+          .arg(slowest_replica(pic.replicas));
+    case StepPhase::kUpdate:
+      return "Update: every replica applies the same optimizer step with the same summed gradient to its own copy, so "
+             "the copies stay identical.";
+    case StepPhase::kSyncCheck:
+      if (pic.sync_step == 0 || pic.checksums.empty()) return "Sync check: none yet (it runs every few steps).";
+      return QString("Sync check: after step %1 every replica's parameters hash to %2: the %3 copies are bit-identical.")
+          .arg(pic.sync_step)
+          .arg(checksum_text(pic.checksums.front()))
+          .arg(pic.checksums.size());
+  }
+  return {};
+}
+
+void StrategyView::show_phase(StepPhase phase, double progress) {
+  const bool changed = phase != phase_;
+  phase_ = phase;
+  diagram_->set_phase(phase, progress);
+  if (changed || phase_line_->text().isEmpty() || progress >= 1.0) {
+    QString line = explain(phase);
+    if (mode_ == Mode::kStepByStep && phase == StepPhase::kSyncCheck && progress >= 1.0) line += " Press Space for the next step.";
+    phase_line_->setText(line);
+  }
+}
+
+void StrategyView::on_frame() {
+  const StepMetrics& last = run_->last_step();
+  if (last.global_step == 0 || last.replicas.empty()) return;
+  if (diagram_->picture().replicas.empty()) {  // the first step of a run: something to show at once
+    diagram_->set_picture(take_picture(run_->typical_step()));
+    if (mode_ == Mode::kLive) walking_ = true;
+  }
+  if (mode_ == Mode::kStepByStep && last.global_step > walked_step_) {
+    // The step just taken, walked through phase by phase.
+    walked_step_ = last.global_step;
+    diagram_->set_picture(take_picture(last));
+    phase_ms_ = 0;
+    walking_ = true;
+    show_phase(StepPhase::kSplit, 0.0);
+  }
+  update_timer();
+}
+
+void StrategyView::tick() {
+  if (!walking_) return update_timer();
+  const double per_phase = mode_ == Mode::kStepByStep ? kWalkPhaseMs : kLivePhaseMs;
+  phase_ms_ += kFrameMs;
+  int phase = static_cast<int>(phase_);
+  if (phase_ms_ >= per_phase) {
+    if (phase + 1 < kStepPhases) {
+      ++phase;
+      phase_ms_ = 0;
+    } else if (mode_ == Mode::kStepByStep) {
+      show_phase(StepPhase::kSyncCheck, 1.0);
+      walking_ = false;
+      return update_timer();
+    } else if (phase_ms_ >= per_phase + kLiveRestMs) {
+      // Live: the next replay, of the latest typical step.
+      if (run_->last_step().global_step > 0) diagram_->set_picture(take_picture(run_->typical_step()));
+      phase = 0;
+      phase_ms_ = 0;
+    }
+  }
+  show_phase(static_cast<StepPhase>(phase), std::min(1.0, phase_ms_ / per_phase));
+}
+
+void StrategyView::update_timer() {
+  const bool animate = isVisible() && walking_ && !diagram_->picture().replicas.empty();
+  if (animate && !timer_->isActive()) timer_->start();
+  if (!animate && timer_->isActive()) timer_->stop();
+}
+
+void StrategyView::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Space) {
+    next_step();
+    return;
+  }
+  QWidget::keyPressEvent(event);
+}
+
+void StrategyView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  update_timer();
+}
+
+void StrategyView::hideEvent(QHideEvent* event) {
+  QWidget::hideEvent(event);
+  update_timer();
+}
+
+}  // namespace mirror::ui
