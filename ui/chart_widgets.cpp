@@ -86,10 +86,15 @@ double nice_step(double span, int ticks, bool whole) {
 void set_nice_range(QValueAxis* axis, double max, bool whole, bool round_up) {
   const double span = max > 0 && std::isfinite(max) ? max : 1.0;
   const double step = nice_step(span, 5, whole);
-  axis->setRange(0, round_up ? std::ceil(span / step - 1e-9) * step : span);
-  axis->setTickType(QValueAxis::TicksDynamic);
+  // The axis lays out its ticks at every change: a range far wider than the old interval (or an
+  // interval far finer than the old range) would make it build millions of them first. So the
+  // interval grows before the range, and shrinks after it.
+  const bool coarser = axis->tickType() != QValueAxis::TicksDynamic || step >= axis->tickInterval();
+  if (coarser) axis->setTickInterval(step);
   axis->setTickAnchor(0);
-  axis->setTickInterval(step);
+  axis->setTickType(QValueAxis::TicksDynamic);
+  axis->setRange(0, round_up ? std::ceil(span / step - 1e-9) * step : span);
+  if (!coarser) axis->setTickInterval(step);
   const int decimals = whole || step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
   axis->setLabelFormat(QString("%.%1f").arg(decimals));
 }
