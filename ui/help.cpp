@@ -40,6 +40,13 @@ replica view shows each replica's share of the batch and the all-reduce that joi
 holds training between steps; <b>Stop</b> ends it after the current step, keeping a checkpoint so the run
 can be resumed. <b>Pace</b> slows a small model down (say 2 steps per second) so a class can watch it learn;
 the numbers are the same at any pace.</p>
+<p>The <b>Strategy</b> page draws one mirrored step from the run's own numbers: the batch split into shards,
+each replica's forward and backward, the all-reduce that sums their gradients, the same update on every
+copy and the checksums that prove the copies identical. Choose <b>Step by step</b> there and press
+<b>Space</b>: the run takes exactly one step, and the page walks through it, one sentence per phase. The
+<b>Learned</b> page (Ctrl+E) shows what the model has learned at each validation: the confusion matrix
+(hover or click a cell for its examples), accuracy per class, the most confused classes and, for 2-D
+data, the decision regions.</p>
 <h3>3. Compare</h3>
 <p>Every run is recorded. The <b>Runs</b> page (Ctrl+R) lists them: rename, tag and annotate them, resume a
 stopped one, or select two or more to see their curves together and the settings on which they differ.

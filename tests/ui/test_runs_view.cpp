@@ -36,6 +36,7 @@
 #include "mirror/util/words.h"
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
+#include "ui/learned_view.h"
 #include "ui/main_window.h"
 #include "ui/runs_browser.h"
 #include "ui/sweep_dialog.h"
@@ -500,6 +501,15 @@ class RunsViewTest : public QObject {
     QCOMPARE(w.views()->currentWidget()->objectName(), QString("runs-page"));
     QCOMPARE(w.compare_view()->runs().size(), size_t{2});
     QVERIFY(!w.sweeping());
+    // One of them, on the Learned tab: what its model learned, as recorded.
+    QVERIFY(!w.runs_browser()->learned_button()->isEnabled());  // two selected
+    w.runs_browser()->select_runs({dirs[1]});
+    QVERIFY(w.runs_browser()->learned_button()->isEnabled());
+    w.runs_browser()->learned_button()->click();
+    QCOMPARE(w.views()->currentWidget(), static_cast<QWidget*>(w.learned_view()));
+    QVERIFY(w.learned_view()->showing_recorded());
+    QVERIFY(w.learned_view()->shown());
+    QCOMPARE(w.learned_view()->shown()->total(), w.dataset_panel()->dataset()->size(Split::kValidation));
 
     // The scaling study: 1, 2 and 4 logical devices, shown on the scaling page.
     done.clear();
