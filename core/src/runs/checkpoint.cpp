@@ -9,7 +9,9 @@
 #include <climits>
 #include <cmath>
 #include <filesystem>
+#include <system_error>
 
+#include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
 
 namespace fs = std::filesystem;
@@ -66,17 +68,23 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   for (const auto& [name, value] : callback_counters(callbacks))
     a.write("callback_" + name, c10::IValue(static_cast<int64_t>(*value)));
   if (c.best_params.defined()) a.write("best_params", c.best_params);
-  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  // Serialised in memory first, then written by us: LibTorch's file writer, when the disk fills
+  // under it, throws from its destructor as well and takes the process down (seen as SIGABRT,
+  // "unexpected pos 64 vs 0", with a 4 MiB disk filling mid-checkpoint).
+  std::string bytes;
   try {
-    a.save_to(tmp);
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) throw RunError(fmt::format("cannot write checkpoint {}: {}", path, ec.message()));
+    a.save_to([&bytes](const void* data, size_t size) {
+      bytes.append(static_cast<const char*>(data), size);
+      return size;
+    });
   } catch (const c10::Error& e) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
+    throw RunError(fmt::format("cannot write checkpoint {}: {}", path, e.what_without_backtrace()));
+  }
+  try {
+    write_file_atomically(path, bytes);
+  } catch (const std::system_error& e) {
     throw RunError(fmt::format("cannot write checkpoint {}: {}{}; the checkpoints before it are kept", path,
-                               e.what_without_backtrace(), disk_full_hint(path)));
+                               e.code().message(), disk_full_hint(path)));
   }
 }
 

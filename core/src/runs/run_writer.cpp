@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <system_error>
 #include <thread>
 
 #include "mirror/runs/evaluations.h"
@@ -26,13 +27,15 @@ std::string now_iso8601() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 void write_file_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw std::runtime_error(fmt::format("{}: cannot write ({})", tmp, std::strerror(errno)));
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 &&
-                  ::fsync(fileno(f)) == 0;
-  std::fclose(f);
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (!f) throw std::system_error(errno, std::generic_category(), fmt::format("{}: cannot write", tmp));
+  int err = 0;
+  if (std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fflush(f) != 0 || ::fsync(fileno(f)) != 0)
+    err = errno ? errno : EIO;
+  if (std::fclose(f) != 0 && err == 0) err = errno ? errno : EIO;
+  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {  // the reason is kept before the clean-up can change errno
     std::remove(tmp.c_str());
-    throw std::runtime_error(fmt::format("{}: cannot write ({})", path, std::strerror(errno)));
+    throw std::system_error(err, std::generic_category(), fmt::format("{}: cannot write", path));
   }
 }
 

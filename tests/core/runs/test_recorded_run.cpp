@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/resource.h>
+
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -249,6 +252,29 @@ TEST(RecordedRun, ACheckpointWithImpossibleValuesIsRefusedNamingTheField) {
   const Checkpoint back = read_checkpoint(tmp / "good.pt");
   EXPECT_TRUE(torch::equal(back.state.params, good.state.params));
   EXPECT_EQ(back.position.global_step, 17);
+}
+
+TEST(RecordedRun, ACheckpointTheDiskRefusesIsARunErrorNotACrash) {
+  // A file-size limit refuses the write as a full disk would. LibTorch's own file writer threw
+  // from its destructor then, and the process aborted ("unexpected pos 64 vs 0").
+  TempDir tmp;
+  const std::string dir = stopped_at_17(tmp, "run");
+  const Checkpoint good = read_checkpoint((fs::path(dir) / "checkpoints" / "ckpt-17.pt").string());
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit old_limit{};
+  getrlimit(RLIMIT_FSIZE, &old_limit);
+  rlimit small = old_limit;
+  small.rlim_cur = 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const std::string error = mirror::testing::error_of<RunError>([&] { write_checkpoint(tmp / "big.pt", good); });
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(error.find("cannot write checkpoint " + (tmp / "big.pt") + ": File too large"), std::string::npos) << error;
+  EXPECT_NE(error.find("the checkpoints before it are kept"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists(tmp / "big.pt"));
+  for (const auto& f : fs::directory_iterator(tmp.path())) EXPECT_EQ(f.path().string().find(".tmp."), std::string::npos);
+  write_checkpoint(tmp / "big.pt", good);  // with room again it writes
+  EXPECT_EQ(read_checkpoint(tmp / "big.pt").position.global_step, good.position.global_step);
 }
 
 TEST(RecordedRun, AFullDiskFailsTheRunNamingTheFileAndKeepsTheRecordReadable) {

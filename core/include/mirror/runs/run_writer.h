@@ -73,7 +73,7 @@ std::string host_name();
 std::string utc_now(const char* format);
 
 // Writes `text` to `path` atomically: a temp file in the same directory, flushed, then renamed.
-// Throws std::runtime_error naming the path on failure.
+// Throws std::system_error (a std::runtime_error) naming the path, with the reason as its code.
 void write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace mirror
