@@ -110,8 +110,8 @@ void StepDiagram::paintEvent(QPaintEvent*) {
   const double lane_h = std::min(4.5 * line, (height() - lanes_top - bottom_reserve) / n);
   double longest = 0;
   for (const auto& t : pic.replicas) longest = std::max(longest, t.compute_ms + t.allreduce_ms + t.update_ms);
-  double label_w = fm.horizontalAdvance("replica 00 · cpu:0/logical:00") + 20.0;
-  for (const auto& d : pic.devices) label_w = std::max(label_w, fm.horizontalAdvance(QString("replica 00 · %1").arg(QString::fromStdString(d))) + 20.0);
+  double label_w = fm.horizontalAdvance("cpu:0/logical:00") + 20.0;
+  for (const auto& d : pic.devices) label_w = std::max(label_w, fm.horizontalAdvance(QString::fromStdString(d)) + 20.0);
   label_w = std::min(0.45 * (cards_right - left), label_w);
   const double bar_left = left + label_w + 6, bar_w = std::max(10.0, cards_right - bar_left - fm.horizontalAdvance("000.00 ms") - 8);
   const double scale = longest > 0 ? bar_w / longest : 0;
@@ -126,10 +126,14 @@ void StepDiagram::paintEvent(QPaintEvent*) {
     p.fillRect(QRectF(card.left() + 1, card.top() + 1, 6, card.height() - 2), class_color(r).lighter(150));
     p.setPen(text);
     const QString device = r < static_cast<int>(pic.devices.size()) ? QString::fromStdString(pic.devices[static_cast<size_t>(r)]) : QString();
+    // "replica r", its device and its shard on lines of their own when the card is tall enough.
     const QRectF label(card.left() + 12, card.top(), label_w - 14, card.height());
-    p.drawText(label, Qt::AlignVCenter,
-               fm.elidedText(QString("replica %1 · %2").arg(r).arg(device), Qt::ElideRight, static_cast<int>(label.width())) +
-                   (card.height() >= 2.4 * line ? QString("\nshard of %1").arg(t.shard_size) : QString()));
+    const auto fit = [&](const QString& s) { return fm.elidedText(s, Qt::ElideRight, static_cast<int>(label.width())); };
+    QString what = card.height() >= 3.2 * line ? fit(QString("replica %1").arg(r)) + "\n" + fit(device) + "\n" +
+                                                     fit(QString("shard of %1").arg(t.shard_size))
+                   : card.height() >= 2.2 * line ? fit(QString("replica %1").arg(r)) + "\n" + fit(device)
+                                                 : fit(QString("replica %1 · %2").arg(r).arg(device));
+    p.drawText(label, Qt::AlignVCenter, what);
     const double bar_h = std::min(card.height() - 8, 1.6 * line), bar_top = card.center().y() - bar_h / 2;
     double bx = bar_left;
     double total_ms = 0;
@@ -171,7 +175,7 @@ void StepDiagram::paintEvent(QPaintEvent*) {
       "<b>All-reduce</b>",
       QString::fromStdString(pic.communicator),
       QString("%L1 gradients").arg(pic.parameters),
-      QString("%1 from each replica").arg(bytes_text(4.0 * static_cast<double>(pic.parameters))),
+      QString("%1 per replica").arg(bytes_text(4.0 * static_cast<double>(pic.parameters))),
       QString("%1 ms on average").arg(mean_reduce, 0, 'f', 2),
       n > 1 ? QString("all wait for replica %1").arg(slowest) : QString("one replica: nothing to wait for")};
   double ly = node.top() + 6;
@@ -230,9 +234,7 @@ StrategyView::StrategyView(LiveRun* run, TrainingController* controller, QWidget
   phase_line_ = new QLabel;
   phase_line_->setObjectName("strategy-phase");
   phase_line_->setWordWrap(true);
-  QFont big = phase_line_->font();
-  big.setPointSizeF(big.pointSizeF() * 1.15);
-  phase_line_->setFont(big);
+  fit_phase_font();
   diagram_ = new StepDiagram;
   diagram_->setObjectName("strategy-diagram");
   auto* bar = new QHBoxLayout;
@@ -398,6 +400,17 @@ void StrategyView::update_timer() {
   const bool animate = isVisible() && walking_ && !diagram_->picture().replicas.empty();
   if (animate && !timer_->isActive()) timer_->start();
   if (!animate && timer_->isActive()) timer_->stop();
+}
+
+void StrategyView::fit_phase_font() {
+  QFont big = font();
+  big.setPointSizeF(big.pointSizeF() * 1.15);
+  phase_line_->setFont(big);
+}
+
+void StrategyView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::FontChange) fit_phase_font();  // projector mode: the sentence grows too
 }
 
 void StrategyView::keyPressEvent(QKeyEvent* event) {

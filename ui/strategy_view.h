@@ -88,6 +88,7 @@ class StrategyView : public QWidget {
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
+  void changeEvent(QEvent* event) override;
   void showEvent(QShowEvent* event) override;
   void hideEvent(QHideEvent* event) override;
 
@@ -97,6 +98,8 @@ class StrategyView : public QWidget {
   void tick();
   void show_phase(StepPhase phase, double progress);
   void update_timer();
+  // The phase sentence a little larger than the view's font, whatever that is.
+  void fit_phase_font();
 
   LiveRun* run_;
   TrainingController* controller_;
