@@ -93,7 +93,7 @@ namespace {
 // by us: read_checkpoint then says which field and why, instead of training from nonsense.
 constexpr int64_t kMaxSlots = 64;
 constexpr int64_t kMaxReplicas = 1 << 16;
-constexpr double kMaxCount = 9007199254740992.0;  // 2^53: counts stored as doubles stay exact
+constexpr double kMaxExactCount = 9007199254740992.0;  // 2^53: counts stored as doubles stay exact
 
 // One named field of the archive, read as the type it must have.
 class Fields {
@@ -132,7 +132,7 @@ class Fields {
   }
   // A count stored as a double: a whole number in 0..2^53.
   int64_t count(const std::string& key, double value) const {
-    if (!(value >= 0 && value <= kMaxCount) || value != std::floor(value))
+    if (!(value >= 0 && value <= kMaxExactCount) || value != std::floor(value))
       bad(key, fmt::format("is {}, not a count", value));
     return static_cast<int64_t>(value);
   }
