@@ -1,12 +1,14 @@
 // libFuzzer target: a recorded run folder as the runs browser and `mirrortrain runs` read it.
-// The input is run.json, a NUL, meta.json, a NUL, then metrics.jsonl (NUL never occurs in JSON
-// text, so seeds are real files joined). read_run may throw DataError for a run.json that is no
-// run; anything else escaping, a crash, a leak, a hang or a record that contradicts itself is a bug.
+// The input is run.json, a NUL, meta.json, a NUL, metrics.jsonl, then optionally a NUL and
+// evaluations.jsonl (NUL never occurs in JSON text, so seeds are real files joined). read_run may
+// throw DataError for a run.json that is no run; read_evaluations throws nothing; anything else
+// escaping, a crash, a leak, a hang or a record that contradicts itself is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "mirror/runs/evaluations.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/util/error.h"
 #include "scratch_file.h"
@@ -25,10 +27,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& scratch = mirror::fuzz::scratch();
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   size_t at = 0;
-  const std::string run_json = part(bytes, at), meta_json = part(bytes, at), metrics = bytes.substr(at);
+  const std::string run_json = part(bytes, at), meta_json = part(bytes, at), metrics = part(bytes, at);
+  const std::string evaluations = bytes.substr(at);
   scratch.put("run.json", run_json);
   if (meta_json.empty()) scratch.remove("meta.json"); else scratch.put("meta.json", meta_json);
   scratch.put("metrics.jsonl", metrics);
+  scratch.put(mirror::kEvaluationsFile, evaluations);
+  // What the Learned tab asks of each evaluation: a matrix as large as its classes say, with a
+  // diagonal no larger than its total, and examples that each fall in a cell.
+  std::vector<std::string> warnings;
+  int last_epoch = 0;
+  for (const mirror::Evaluation& e : mirror::read_evaluations(scratch.dir(), &warnings)) {
+    if (e.epoch <= last_epoch) __builtin_trap();  // one per epoch, in order
+    last_epoch = e.epoch;
+    if (e.confusion.size() != static_cast<size_t>(e.classes * e.classes)) __builtin_trap();
+    if (e.correct() > e.total()) __builtin_trap();
+    for (const auto& pair : e.most_confused(3)) (void)e.examples_in(pair.label, pair.predicted);
+    for (int64_t c = 0; c < e.classes; ++c) (void)e.class_accuracy(c);
+  }
   try {
     const mirror::RunRecord r = mirror::read_run(scratch.dir());
     // What the browser and the compare view ask of a record.

@@ -4,6 +4,7 @@
 // (no torch), safe to copy across threads; recorded with the run (evaluations.jsonl) so that a
 // finished run shows them as well as a live one.
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
