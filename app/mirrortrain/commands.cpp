@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -19,6 +20,7 @@
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
 #include "mirror/runs/compare.h"
+#include "mirror/runs/lesson.h"
 #include "mirror/runs/recorded_run.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/sweep.h"
@@ -198,6 +200,7 @@ TrainConfig config_file(const TrainArgs& args) {
 struct Execution {
   int exit_code = kExitOk;
   bool interrupted = false;
+  std::string failure;  // the run's error when it failed
 };
 
 // `quiet`: a worker other than rank 0, which prints only its errors (rank 0 reports the run).
@@ -221,6 +224,7 @@ Execution execute(RecordedRun& run, bool json, bool quiet = false) {
   if (fin.status == RunStatus::kFailed) {
     fmt::print(stderr, "{}: run failed: {}\n", g_prog, fin.message);
     result.exit_code = kExitRunFailed;
+    result.failure = fin.message;
   } else if (fin.status == RunStatus::kStopped && g_interrupted) {
     result.exit_code = exit_code_for_signal(g_interrupted);
     result.interrupted = true;
@@ -358,6 +362,28 @@ std::string sweep_label_without_devices(const RunRecord& r) {
 }
 }  // namespace
 
+// Trains the sweep's runs one after another (until one is interrupted), reading each back into
+// `done` and telling `ended` how it went. Returns kExitOk, or the exit code of a run that could not
+// be set up.
+int train_sweep(Sweep& sweep, bool json, std::vector<RunRecord>& done,
+                const std::function<void(size_t position, const Execution&)>& ended) {
+  while (auto plan = sweep.next()) {
+    std::unique_ptr<RecordedRun> run;
+    try {
+      auto data = sweep.dataset_for(plan->config);
+      run = std::make_unique<RecordedRun>(*plan, std::move(data));
+    } catch (const std::exception& e) {
+      return setup_error(e);
+    }
+    if (!json) fmt::print("\n[{}/{}] {} -> {}\n", sweep.position(), sweep.size(), sweep.label(sweep.position()), run->dir());
+    const Execution r = execute(*run, json);
+    done.push_back(read_run(run->dir()));
+    ended(sweep.position(), r);
+    if (r.interrupted) break;
+  }
+  return kExitOk;
+}
+
 int run_sweep(const SweepArgs& args) {
   std::unique_ptr<Sweep> sweep;
   try {
@@ -376,28 +402,17 @@ int run_sweep(const SweepArgs& args) {
     if (args.scaling && base.max_steps == 0 && !args.train.epochs) base.epochs = 1;
     const std::string root = args.train.run_dir.empty() ? default_runs_root() : args.train.run_dir;
     const int tries = args.tries > 0 ? args.tries : args.scaling ? kScalingTries : 1;
-    sweep = std::make_unique<Sweep>(expand_sweep(base, axes, tries), SweepOptions{root, args.scaling, {}});
+    sweep = std::make_unique<Sweep>(expand_sweep(base, axes, tries), SweepOptions{root, args.scaling, {}, {}});
     if (!args.train.json) fmt::print("Sweep {}: {} under {}\n", sweep->id(), counted(static_cast<int64_t>(sweep->size()), "run"), root);
   } catch (const std::exception& e) {
     return setup_error(e);
   }
   std::vector<RunRecord> done;
   int exit_code = kExitOk;
-  while (auto plan = sweep->next()) {
-    std::unique_ptr<RecordedRun> run;
-    try {
-      auto data = sweep->dataset_for(plan->config);
-      run = std::make_unique<RecordedRun>(*plan, std::move(data));
-    } catch (const std::exception& e) {
-      return setup_error(e);
-    }
-    if (!args.train.json)
-      fmt::print("\n[{}/{}] {} -> {}\n", sweep->position(), sweep->size(), sweep->label(sweep->position()), run->dir());
-    const Execution r = execute(*run, args.train.json);
-    done.push_back(read_run(run->dir()));
-    if (r.exit_code != kExitOk) exit_code = r.exit_code;
-    if (r.interrupted) break;
-  }
+  if (const int setup = train_sweep(*sweep, args.train.json, done,
+                                    [&exit_code](size_t, const Execution& r) { exit_code = r.exit_code != kExitOk ? r.exit_code : exit_code; });
+      setup != kExitOk)
+    return setup;
   if (!args.train.json && !done.empty()) {
     fmt::print("\n");
     if (done.size() > 1) print_comparison(done, false);
@@ -407,6 +422,83 @@ int run_sweep(const SweepArgs& args) {
         fmt::print("\n{}", label.empty() ? "" : "Scaling study for " + label + ":\n");
         print_scaling(group, false);
       }
+  }
+  return exit_code;
+}
+
+namespace {
+// `text` wrapped at `width` columns, each line indented by `indent` spaces.
+std::string wrapped(const std::string& text, size_t width, size_t indent) {
+  std::string out, line;
+  std::istringstream words(text);
+  std::string word;
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
+  return out;
+}
+
+int list_lessons() {
+  std::vector<std::string> warnings;
+  const auto all = lessons(&warnings);
+  for (const auto& w : warnings) fmt::print(stderr, "{}: warning: lesson skipped: {}\n", g_prog, w);
+  for (const auto& l : all)
+    fmt::print("{:<15} {} ({}{})\n", l.name, l.title, counted(static_cast<int64_t>(l.runs.size()), "run"),
+               l.source == "built-in" ? "" : ", " + l.source);
+  fmt::print("\nYour own lessons go in {} (JSON; see the README's Lessons section).\n", lessons_dir());
+  return kExitOk;
+}
+}  // namespace
+
+int run_lesson(const LessonArgs& args) {
+  if (args.name.empty()) return list_lessons();
+  Lesson lesson;
+  std::unique_ptr<Sweep> sweep;
+  try {
+    lesson = find_lesson(args.name);
+    const LessonPlan plan = plan_lesson(lesson, args.max_steps);
+    const std::string root = args.root.empty() ? default_runs_root() : args.root;
+    if (!args.json) {
+      fmt::print("{}\n\n", lesson.title);
+      for (const auto& p : lesson.text) fmt::print("{}\n", wrapped(p, 78, 2));
+      for (const auto& n : plan.notes) fmt::print("Note: {}\n", n);
+      fmt::print("Training {} under {}\n", counted(static_cast<int64_t>(plan.points.size()), "run"), root);
+    }
+    sweep = std::make_unique<Sweep>(plan.points, SweepOptions{root, lesson.scaling, {}, lesson.name});
+  } catch (const std::exception& e) {
+    return setup_error(e);
+  }
+  std::vector<RunRecord> done;
+  std::vector<std::string> outcomes;
+  int exit_code = kExitOk;
+  const int setup = train_sweep(*sweep, args.json, done, [&](size_t position, const Execution& r) {
+    const LessonRun& run = lesson.runs.at(position - 1);
+    std::string outcome = r.interrupted ? "interrupted" : r.failure.empty() ? "finished" : "failed: " + r.failure;
+    if (!run.expect_failure.empty()) {
+      if (r.failure.find(run.expect_failure) != std::string::npos) {
+        outcome = "failed, as the lesson means it to: " + r.failure;
+      } else if (!r.interrupted) {
+        outcome += fmt::format(" (the lesson expected it to fail with \"{}\")", run.expect_failure);
+        exit_code = kExitRunFailed;
+      }
+    } else if (r.exit_code != kExitOk) {
+      exit_code = r.exit_code;
+    }
+    outcomes.push_back(fmt::format("{}. {}: {}", position, run.label, outcome));
+  });
+  if (setup != kExitOk) return setup;
+  if (!args.json && !done.empty()) {
+    fmt::print("\n{}\n", lesson.title);
+    for (const auto& o : outcomes) fmt::print("  {}\n", o);  // whole: a message to grep or copy
+    fmt::print("\n");
+    if (done.size() > 1) print_comparison(done, false);
+    if (lesson.scaling) print_scaling(done, false);
+    fmt::print("\nOpen them in the window: mirrorbench --lesson {}\n", lesson.name);
   }
   return exit_code;
 }

@@ -74,6 +74,14 @@ struct SweepArgs {
   int tries = 0;                  // runs of each point, interleaved; 0: kScalingTries for --scaling, else 1
 };
 
+// `lesson [NAME]`: a lesson's runs trained in order (the list of lessons without NAME).
+struct LessonArgs {
+  std::string name;      // a lesson's name or the path of its .json file; empty: list them
+  int64_t max_steps = 0; // cap every run (a quick rehearsal); 0: as the lesson says
+  std::string root;      // the folder its runs go under; empty: the runs folder
+  bool json = false;
+};
+
 struct RunsArgs {
   std::string root;               // empty: the default runs folder
   std::vector<std::string> dirs;  // show / compare
@@ -93,6 +101,9 @@ int run_train(const TrainArgs& args, char** argv);
 // Trains every combination of the grid one after another, each recorded as a normal run tagged
 // with the sweep's id, then prints their comparison (and with --scaling the scaling table).
 int run_sweep(const SweepArgs& args);
+// Prints the lesson's text, trains its runs as a sweep tagged with the lesson, and reports each
+// run's outcome; a run the lesson expects to fail (Broken sync) failing that way is not an error.
+int run_lesson(const LessonArgs& args);
 int run_summary(const ModelArgs& args);
 // Describes a dataset: sizes, shapes, classes with counts, and the first `samples` training
 // examples (token datasets decoded to words when a word index is known).

@@ -112,6 +112,14 @@ int main(int argc, char** argv) {
                     "spread (default: 3 with --scaling, else 1)")
       ->check(CLI::Range(1, 100));
 
+  LessonArgs lesson_args;
+  auto* lesson = app.add_subcommand("lesson", "Train a lesson's runs in order and compare them (without NAME: list the lessons)");
+  lesson->add_option("name", lesson_args.name, "A lesson's name, or the path of a lesson's .json file");
+  lesson->add_option("--max-steps", lesson_args.max_steps, "Stop every run after this many steps (a quick rehearsal)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  lesson->add_option("--run-dir", lesson_args.root, "Folder the lesson's runs go under (default: the runs folder)");
+  lesson->add_flag("--json", lesson_args.json, "Print events as JSON lines instead of progress");
+
   ModelArgs s;
   auto* summary = app.add_subcommand("summary", "Print the Keras-style summary of a model on a dataset");
   add_model(summary, s);
@@ -143,6 +151,7 @@ int main(int argc, char** argv) {
   }
   if (train->parsed()) return run_train(t, argv);
   if (sweep->parsed()) return run_sweep(sw);
+  if (lesson->parsed()) return run_lesson(lesson_args);
   if (summary->parsed()) return run_summary(s);
   if (inspect->parsed()) return run_inspect(inspect_args, inspect_samples);
   if (runs_list->parsed()) return run_runs_list(runs_args);

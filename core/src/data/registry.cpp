@@ -1,8 +1,10 @@
 #include "mirror/data/registry.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "mirror/data/idx.h"
 #include "mirror/data/keras_datasets.h"
@@ -38,6 +40,39 @@ std::vector<DatasetDescription> list_datasets() {
       {"xor", "2-D XOR quadrants, 2 classes", ""},
       {"circles", "2-D disc inside a ring, 2 classes", ""},
   };
+}
+
+bool dataset_present(const DatasetOptions& o, std::string* why) {
+  namespace fs = std::filesystem;
+  auto say = [why](std::string text) {
+    if (why) *why = std::move(text);
+    return false;
+  };
+  std::error_code ec;
+  if (o.name == "fashion-mnist" || o.name == "mnist") {
+    const std::string dir = o.data_dir.empty() ? (o.name == "fashion-mnist" ? kFashionDir : kMnistDir) : o.data_dir;
+    for (const char* f : {"train-images-idx3-ubyte", "train-images-idx3-ubyte.gz"})
+      if (fs::exists(fs::path(dir) / f, ec)) return true;
+    return say(fmt::format("{} has no train-images-idx3-ubyte(.gz)", dir));
+  }
+  if (o.name == "reuters" || o.name == "imdb") {
+    const std::string file = o.name + ".npz";
+    if (const char* origin = std::getenv("MIRROR_KERAS_ORIGIN"); origin && *origin) {
+      const std::string base = origin;  // where downloads come from instead of Keras' server
+      if (base.rfind("file://", 0) != 0) return true;
+      if (fs::exists(fs::path(base.substr(7)) / file, ec)) return true;
+    }
+    std::vector<std::string> dirs;
+    if (!o.data_dir.empty()) dirs.push_back(o.data_dir);
+    dirs.push_back(keras_cache_dir());
+    for (const auto& d : dirs)
+      if (fs::exists(fs::path(d) / file, ec)) return true;
+    if (o.name == "reuters" && !o.data_dir.empty())
+      for (const auto& e : fs::directory_iterator(o.data_dir, ec))
+        if (e.path().extension() == ".sgm") return true;
+    return say(fmt::format("{} is not in {} (not downloaded yet)", file, fmt::join(dirs, " or ")));
+  }
+  return true;  // generated here
 }
 
 std::shared_ptr<const Dataset> load_dataset(const DatasetOptions& o) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <ctime>
 #include <map>
 #include <sstream>
 
@@ -51,16 +53,14 @@ std::string trim(const std::string& s) {
 }
 }  // namespace
 
-SweepAxis parse_sweep_axis(const std::string& spec, const TrainConfig& base) {
-  const size_t eq = spec.find('=');
-  if (eq == std::string::npos)
-    throw ConfigError(fmt::format("'{}': write a setting, '=' and its values, for example lr=0.01,0.1", spec));
+namespace {
+// The axis for setting `name` (a short name or a dotted key of `reference`, a config as to_json
+// writes it), without values. Throws ConfigError for a setting that is not there.
+SweepAxis axis_named(const std::string& name, const nlohmann::json& reference) {
   SweepAxis axis;
-  axis.name = trim(spec.substr(0, eq));
+  axis.name = name;
   const auto alias = short_names().find(axis.name);
   axis.key = alias == short_names().end() ? axis.name : alias->second;
-  const std::string words = setting_in_words(axis.name);
-  const nlohmann::json reference = to_json(base);
   if (axis.key.empty() || axis.key == "model" || !reference.contains(pointer(axis.key)) ||
       reference.at(pointer(axis.key)).is_structured()) {
     std::string known;
@@ -69,9 +69,27 @@ SweepAxis parse_sweep_axis(const std::string& spec, const TrainConfig& base) {
                                   "setting as a run's config.json names it, such as optimizer.learning_rate",
                                   axis.name, known));
   }
-  const nlohmann::json& like = reference.at(pointer(axis.key));
+  return axis;
+}
+
+// Throws ConfigError unless `v` has the type of `like` (the setting's current value).
+void check_value_type(const SweepAxis& axis, const nlohmann::json& like, const nlohmann::json& v) {
+  if (like.is_number() == v.is_number() && like.is_boolean() == v.is_boolean() && like.is_string() == v.is_string() &&
+      (!like.is_number_integer() || v.is_number_integer()))
+    return;
   const char* expected = like.is_number_integer() ? "a whole number" : like.is_number() ? "a number"
                          : like.is_boolean()      ? "true or false" : "a word";
+  throw ConfigError(fmt::format("{}: '{}' is not {}", setting_in_words(axis.name), text_of(v), expected));
+}
+}  // namespace
+
+SweepAxis parse_sweep_axis(const std::string& spec, const TrainConfig& base) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos)
+    throw ConfigError(fmt::format("'{}': write a setting, '=' and its values, for example lr=0.01,0.1", spec));
+  const nlohmann::json reference = to_json(base);
+  SweepAxis axis = axis_named(trim(spec.substr(0, eq)), reference);
+  const nlohmann::json& like = reference.at(pointer(axis.key));
   // Values are separated by commas, spaces or both: "0.01,0.1", "0.01 0.1", "0.01, 0.1".
   std::string list = spec.substr(eq + 1);
   for (char& c : list)
@@ -80,13 +98,31 @@ SweepAxis parse_sweep_axis(const std::string& spec, const TrainConfig& base) {
   std::string item;
   while (items >> item) {
     nlohmann::json v = parse_value(item);
-    if (like.is_number() != v.is_number() || like.is_boolean() != v.is_boolean() ||
-        (like.is_number_integer() && !v.is_number_integer()))
-      throw ConfigError(fmt::format("{}: '{}' is not {}", words, item, expected));
+    check_value_type(axis, like, v);
     axis.values.push_back(std::move(v));
   }
-  if (axis.values.empty()) throw ConfigError(fmt::format("{}: no values given (separate several by commas or spaces)", words));
+  if (axis.values.empty())
+    throw ConfigError(fmt::format("{}: no values given (separate several by commas or spaces)", setting_in_words(axis.name)));
   return axis;
+}
+
+TrainConfig with_settings(const TrainConfig& base, const nlohmann::json& settings) {
+  if (!settings.is_object()) throw ConfigError(fmt::format("settings must be an object of names and values, not {}", settings.type_name()));
+  nlohmann::json j = to_json(base);
+  auto apply = [&j](const std::string& name, const nlohmann::json& v) {
+    const SweepAxis axis = axis_named(name, j);
+    check_value_type(axis, j.at(pointer(axis.key)), v);
+    j[pointer(axis.key)] = v;
+  };
+  // The optimizer first: which of its settings exist (momentum, beta1, ...) depends on it.
+  for (const auto& [name, v] : settings.items())
+    if (name == "optimizer" || name == "optimizer.name") apply(name, v);
+  j = to_json(config_from_json(j));
+  for (const auto& [name, v] : settings.items())
+    if (name != "optimizer" && name != "optimizer.name") apply(name, v);
+  TrainConfig out = config_from_json(j);
+  out.validate();
+  return out;
 }
 
 std::vector<SweepPoint> expand_sweep(const TrainConfig& base, const std::vector<SweepAxis>& axes, int tries) {
@@ -133,7 +169,17 @@ SweepAxis scaling_axis(const std::vector<int>& logical_devices) {
   return axis;
 }
 
-std::string new_sweep_id() { return "sw-" + utc_now("%Y%m%d-%H%M%S"); }
+std::string new_sweep_id() {
+  // Milliseconds too: a lesson run again at once (its first run failing fast) is a new sweep.
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y%m%d-%H%M%S", &tm);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  return fmt::format("sw-{}-{:03}", when, ms);
+}
 
 namespace {
 std::string dataset_key(const TrainConfig& c) { return to_json(c)["dataset"].dump(); }
@@ -154,6 +200,7 @@ std::optional<RunPlan> Sweep::next() {
   plan.meta = RunMeta{p.label, {options_.id}, {}};
   plan.extra = nlohmann::json{{"sweep", {{"id", options_.id}, {"index", i + 1}, {"of", points_.size()},
                                          {"label", p.label}, {"scaling", options_.scaling}}}};
+  if (!options_.lesson.empty()) plan.extra["sweep"]["lesson"] = options_.lesson;
   dirs_.push_back(plan.dir);
   return plan;
 }

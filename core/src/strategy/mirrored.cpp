@@ -216,6 +216,8 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
                                  choice_.reason.empty() ? "" : "; ", processes_);
     choice_.name = communicator_->name();
   }
+  if (options_.perturb_replica_at_step > 0 && n * processes_ < 2)
+    throw ConfigError("perturb_replica_at_step needs at least 2 replicas: with one there is no copy to drift from");
   // Worker processes on this host share its cores with ours, unless the launcher already gave each
   // its own CPUs (Slurm's task affinity: this process may use fewer cores than the host has).
   const bool own_cpus = usable_cores() < static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -560,6 +562,12 @@ bool MirroredStrategy::any_worker(bool mine) {
 StepResult MirroredStrategy::train_step(const Batch& batch) {
   StepResult total = run_step(batch, /*train=*/true);
   ++steps_;
+  if (steps_ == options_.perturb_replica_at_step && process_ == processes_ - 1) {
+    // The "Broken sync" lesson: one parameter of the last replica, once. Identical updates keep
+    // the difference, so the next sync check sees it.
+    torch::NoGradGuard no_grad;
+    replicas_.back()->flat_params.narrow(0, 0, 1).add_(1e-3);
+  }
   if (options_.sync_check_every > 0 && steps_ % options_.sync_check_every == 0) {
     total.checksums = check_sync();
     total.sync_checked = true;

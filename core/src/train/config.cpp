@@ -21,6 +21,11 @@ void TrainConfig::validate() const {
   if (strategy.intra_op_threads < 0 || strategy.intra_op_threads > 1024)
     throw ConfigError(fmt::format("invalid intra-op threads per replica: {}", strategy.intra_op_threads));
   check_communicator_name(strategy.communicator);
+  if (strategy.perturb_replica_at_step < 0)
+    throw ConfigError(fmt::format("invalid perturb_replica_at_step: {} (a step, or 0 for never)",
+                                  strategy.perturb_replica_at_step));
+  if (strategy.perturb_replica_at_step > 0 && strategy.sync_check_every <= 0)
+    throw ConfigError("perturb_replica_at_step needs the sync check (sync_check_every > 0) to catch it");
   schedule.validate();
   if (plateau.enabled) plateau.validate();
   if (early_stopping.enabled) early_stopping.validate();
@@ -74,6 +79,7 @@ nlohmann::json to_json(const TrainConfig& c) {
       {"communicator", c.strategy.communicator},
       {"sync_check_every", c.strategy.sync_check_every},
       {"top_k", c.strategy.top_k},
+      {"perturb_replica_at_step", c.strategy.perturb_replica_at_step},
       {"checkpoint_every_steps", c.checkpoints.every_steps},
       {"checkpoint_keep_last", c.checkpoints.keep_last},
       {"lr_schedule", to_json(c.schedule)},
@@ -128,6 +134,7 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     c.strategy.communicator = j.value("communicator", "auto");
     c.strategy.sync_check_every = j.value("sync_check_every", 100);
     c.strategy.top_k = j.value("top_k", 5);
+    c.strategy.perturb_replica_at_step = j.value("perturb_replica_at_step", int64_t{0});
     c.checkpoints.every_steps = j.value("checkpoint_every_steps", int64_t{0});
     c.checkpoints.keep_last = j.value("checkpoint_keep_last", 3);
     // Runs recorded before schedules existed have none of these: constant rate, no callbacks.

@@ -25,7 +25,7 @@ TEST(Sweep, PlansEachPointAsATaggedRunAndRunsThemThroughRecordedRun) {
   TempDir tmp;
   const auto points = expand_sweep(tiny_config(), {parse_sweep_axis("lr=0.01,0.1", tiny_config()), scaling_axis({1, 2})});
   ASSERT_EQ(points.size(), 4u);
-  Sweep sweep(points, SweepOptions{tmp.str(), /*scaling=*/true, {}});
+  Sweep sweep(points, SweepOptions{tmp.str(), /*scaling=*/true, {}, {}});
   EXPECT_EQ(sweep.id().rfind("sw-", 0), 0u);
   std::vector<std::string> dirs;
   while (auto plan = sweep.next()) {
@@ -61,7 +61,7 @@ TEST(Sweep, PlansEachPointAsATaggedRunAndRunsThemThroughRecordedRun) {
 }
 
 TEST(Sweep, LoadsEachDatasetOnceAndTakesOneAlreadyLoaded) {
-  Sweep sweep({}, SweepOptions{"/nonexistent", false, "sw-given"});
+  Sweep sweep({}, SweepOptions{"/nonexistent", false, "sw-given", {}});
   EXPECT_EQ(sweep.id(), "sw-given");
   TrainConfig a = tiny_config();
   TrainConfig b = a;
@@ -139,4 +139,26 @@ TEST(Sweep, TriesRepeatTheWholeGridInterleaved) {
   EXPECT_EQ(points[8].label, "logical=4 try 3/3");
   EXPECT_EQ(expand_sweep(base, {scaling_axis({1, 2})}, 1)[1].label, "logical=2");
   EXPECT_NE(error_of<ConfigError>([&] { expand_sweep(base, {scaling_axis({1})}, 0); }).find("1 to 100"), std::string::npos);
+}
+
+TEST(Sweep, WithSettingsChangesSettingsByTheirSweepNamesAndChecksThem) {
+  const TrainConfig base = tiny_config();  // adam
+  // The optimizer is switched first, so SGD's momentum exists to be set, whatever the order.
+  const TrainConfig sgd = with_settings(base, {{"momentum", 0.9}, {"optimizer", "sgd"}, {"lr", 0.2}, {"logical", 2}});
+  EXPECT_EQ(sgd.optimizer.name, "sgd");
+  EXPECT_DOUBLE_EQ(sgd.optimizer.momentum, 0.9);
+  EXPECT_DOUBLE_EQ(sgd.optimizer.learning_rate, 0.2);
+  EXPECT_EQ(sgd.devices.logical, 2);
+  EXPECT_EQ(with_settings(base, {{"dataset.name", "spirals"}}).dataset.name, "spirals");
+  EXPECT_EQ(with_settings(base, {{"perturb_replica_at_step", 5}}).strategy.perturb_replica_at_step, 5);
+  EXPECT_NE(error_of<ConfigError>([&] { with_settings(base, {{"momentum", 0.9}}); }).find("'momentum' is not a setting"),
+            std::string::npos);  // Adam has no momentum
+  EXPECT_NE(error_of<ConfigError>([&] { with_settings(base, {{"epochs", 1.5}}); }).find("Epochs: '1.5' is not a whole number"),
+            std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([&] { with_settings(base, {{"optimizer", 3}}); }).find("Optimizer: '3' is not a word"),
+            std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([&] { with_settings(base, {{"lr", -1.0}}); }).find("invalid learning rate"),
+            std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([&] { with_settings(base, nlohmann::json::array()); }).find("must be an object"),
+            std::string::npos);
 }

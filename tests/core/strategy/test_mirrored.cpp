@@ -103,6 +103,31 @@ TEST(Mirrored, SyncCheckCatchesAPerturbedReplica) {
   EXPECT_THROW(s.train_step(batch), SyncError);
 }
 
+TEST(Mirrored, PerturbReplicaAtStepNudgesTheLastReplicaOnceAndTheNextCheckCatchesIt) {
+  // The "Broken sync" lesson's flag: nothing differs up to the step, the check after it fails.
+  const auto data = small_text();
+  const auto analysis = analyze(small_text_model(), input_spec(*data));
+  MirroredOptions mo;
+  mo.sync_check_every = 4;
+  mo.perturb_replica_at_step = 3;
+  MirroredStrategy s(cpu_replicas(2), analysis, OptimizerConfig{}, mo, 7);
+  const auto batch = data->slice(Split::kTrain, 0, 12);
+  s.train_step(batch);
+  s.train_step(batch);
+  EXPECT_TRUE(torch::equal(s.replica_parameters(0), s.replica_parameters(1)));
+  s.train_step(batch);  // step 3: nudged after its update
+  EXPECT_FALSE(torch::equal(s.replica_parameters(0), s.replica_parameters(1)));
+  try {
+    s.train_step(batch);  // step 4: checked
+    FAIL() << "the nudge was not caught";
+  } catch (const SyncError& e) {
+    EXPECT_NE(std::string(e.what()).find("out of sync after step 4: replica 1 differs from replica 0 in 1 of"),
+              std::string::npos) << e.what();
+  }
+  // With one replica there is no copy to drift from: refused rather than silently useless.
+  EXPECT_THROW(MirroredStrategy(cpu_replicas(1), analysis, OptimizerConfig{}, mo, 7), ConfigError);
+}
+
 TEST(Mirrored, ReplicasStartIdenticalAndReportTimings) {
   const auto data = small_text();
   const auto analysis = analyze(small_text_model(), input_spec(*data));

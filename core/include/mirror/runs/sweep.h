@@ -33,6 +33,11 @@ struct SweepAxis {
 // key's type. Throws ConfigError for a malformed spec, an unknown key or an empty value list.
 SweepAxis parse_sweep_axis(const std::string& spec, const TrainConfig& base = TrainConfig{});
 
+// `base` with some settings changed: {"logical": 2, "optimizer.learning_rate": 0.04}, each named
+// as a sweep axis is (a short name or a dotted key) with a value of the setting's type. Throws
+// ConfigError naming the first unknown setting or wrong value, or what makes the result invalid.
+TrainConfig with_settings(const TrainConfig& base, const nlohmann::json& settings);
+
 struct SweepPoint {
   TrainConfig config;
   std::string label;  // "lr=0.01 batch=64"
@@ -52,13 +57,15 @@ inline constexpr int kScalingTries = 3;
 // The scaling study's grid: the same config on each of these logical-device counts.
 SweepAxis scaling_axis(const std::vector<int>& logical_devices = {1, 2, 4});
 
-// A short unique id for a new sweep ("sw-20261130-141502").
+// A short unique id for a new sweep ("sw-20261130-141502-042": UTC time to the millisecond), so
+// ids sort by when their sweeps began.
 std::string new_sweep_id();
 
 struct SweepOptions {
   std::string root;              // the folder the sweep's runs go under
   bool scaling = false;          // a scaling study: its runs open on the scaling page
   std::string id;                // empty: a new one (new_sweep_id)
+  std::string lesson;            // the lesson whose runs these are (run.json's sweep.lesson); empty: none
 };
 
 // A sweep in progress: its points, planned one after another as normal recorded runs

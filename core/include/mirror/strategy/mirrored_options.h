@@ -14,6 +14,9 @@ struct MirroredOptions {
   int intra_op_threads = 0;        // per replica; 0: usable cores / replicas (at least 1)
   bool deterministic = false;      // deterministic algorithms only (same seed, same numbers)
   int top_k = 5;                   // k of the top-k accuracy (clamped to the number of classes)
+  // Teaching and tests only ("Broken sync" lesson): after this training step, nudge one parameter
+  // of the last replica once, so the next sync check catches the copies drifting apart. 0: never.
+  int64_t perturb_replica_at_step = 0;
 };
 
 }  // namespace mirror

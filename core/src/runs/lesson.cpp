@@ -1,0 +1,228 @@
+#include "mirror/runs/lesson.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string_view>
+
+#include "mirror/data/registry.h"
+#include "mirror/runs/run_reader.h"
+#include "mirror/util/error.h"
+#include "mirror/util/json_fields.h"
+
+namespace mirror {
+
+// The files of resources/lessons/, embedded at build time (cmake/embed_presets.cmake).
+const std::vector<std::pair<std::string_view, std::string_view>>& embedded_lesson_files();
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* kBuiltIn = "built-in";
+
+// A member that must be a non-empty string.
+std::string lesson_text(const nlohmann::json& j, const char* key, const std::string& where) {
+  const nlohmann::json* v = json_field(j, key);
+  if (!v || !v->is_string() || v->get<std::string>().empty())
+    throw ConfigError(fmt::format("{}: '{}' must be a non-empty string", where, key));
+  return v->get<std::string>();
+}
+
+// The run's config: its preset with its settings, checked.
+TrainConfig lesson_run_config(const LessonRun& run, const nlohmann::json& extra = nlohmann::json::object()) {
+  TrainConfig c = with_settings(config_from_preset(run.preset), run.set);
+  return extra.empty() ? c : with_settings(c, extra);
+}
+
+std::string stem_of(const std::string& path) { return fs::path(path).stem().string(); }
+}  // namespace
+
+Lesson lesson_from_json(const nlohmann::json& j, const std::string& name, const std::string& source) {
+  const std::string where = fmt::format("lesson {} ({})", name, source);
+  if (!j.is_object()) throw ConfigError(fmt::format("{}: a lesson is a JSON object, not {}", where, j.type_name()));
+  static const char* const known[] = {"title", "text", "x_axis", "view", "runs", "if_missing"};
+  for (const auto& [key, v] : j.items())
+    if (std::find_if(std::begin(known), std::end(known), [&key = key](const char* k) { return key == k; }) == std::end(known))
+      throw ConfigError(fmt::format("{}: unknown member '{}' (a lesson has title, text, x_axis, view, runs, if_missing)",
+                                    where, key));
+  Lesson l;
+  l.name = name;
+  l.source = source;
+  l.title = lesson_text(j, "title", where);
+  const nlohmann::json* text = json_field(j, "text");
+  if (!text || !text->is_array() || text->empty())
+    throw ConfigError(fmt::format("{}: 'text' must be a list of paragraphs", where));
+  for (const auto& p : *text) {
+    if (!p.is_string()) throw ConfigError(fmt::format("{}: every paragraph of 'text' must be a string", where));
+    l.text.push_back(p.get<std::string>());
+  }
+  l.x_axis = json_string(j, "x_axis", "step");
+  if (std::find(std::begin(kLessonXAxes), std::end(kLessonXAxes), l.x_axis) == std::end(kLessonXAxes))
+    throw ConfigError(fmt::format("{}: x_axis '{}' is not one of step, epoch, samples, time, wall", where, l.x_axis));
+  const std::string view = json_string(j, "view", "compare");
+  if (view != "compare" && view != "scaling")
+    throw ConfigError(fmt::format("{}: view '{}' is not compare or scaling", where, view));
+  l.scaling = view == "scaling";
+  if (const nlohmann::json* missing = json_field(j, "if_missing")) {
+    if (!missing->is_object()) throw ConfigError(fmt::format("{}: 'if_missing' must map dataset names to settings", where));
+    l.if_missing = *missing;
+  }
+  const nlohmann::json* runs = json_field(j, "runs");
+  if (!runs || !runs->is_array() || runs->empty())
+    throw ConfigError(fmt::format("{}: 'runs' must be a list of at least one run", where));
+  if (runs->size() > 64) throw ConfigError(fmt::format("{}: {} runs is too many for a lesson (at most 64)", where, runs->size()));
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const nlohmann::json& r = (*runs)[i];
+    const std::string at = fmt::format("{}, run {}", where, i + 1);
+    if (!r.is_object()) throw ConfigError(fmt::format("{}: a run is an object with label, preset and set", at));
+    LessonRun run;
+    run.label = lesson_text(r, "label", at);
+    run.preset = lesson_text(r, "preset", at);
+    if (const nlohmann::json* set = json_field(r, "set")) run.set = *set;
+    if (json_field(r, "expect_failure")) run.expect_failure = lesson_text(r, "expect_failure", at);
+    try {
+      const TrainConfig c = lesson_run_config(run);
+      if (const nlohmann::json* instead = json_field(l.if_missing, c.dataset.name.c_str())) lesson_run_config(run, *instead);
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("{} ({}): {}", at, run.label, e.what()));
+    }
+    l.runs.push_back(std::move(run));
+  }
+  return l;
+}
+
+Lesson read_lesson_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(fmt::format("cannot read lesson file {}", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto j = nlohmann::json::parse(text.str(), nullptr, false);
+  if (j.is_discarded()) throw ConfigError(fmt::format("lesson file {} is not valid JSON", path));
+  return lesson_from_json(j, stem_of(path), path);
+}
+
+std::string lessons_dir() {
+  if (const char* d = std::getenv("MIRROR_LESSONS_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return (fs::path(x) / "mirror-workbench" / "lessons").string();
+  const char* home = std::getenv("HOME");
+  return (fs::path(home && *home ? home : "/tmp") / ".local" / "share" / "mirror-workbench" / "lessons").string();
+}
+
+std::vector<Lesson> lessons(std::vector<std::string>* warnings) {
+  std::vector<Lesson> out;
+  for (const auto& [file, text] : embedded_lesson_files())
+    out.push_back(lesson_from_json(nlohmann::json::parse(text), stem_of(std::string(file)), kBuiltIn));
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(lessons_dir(), ec))
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    try {
+      Lesson l = read_lesson_file(f.string());
+      const auto same = std::find_if(out.begin(), out.end(), [&l](const Lesson& o) { return o.name == l.name; });
+      if (same != out.end()) *same = std::move(l);
+      else out.push_back(std::move(l));
+    } catch (const ConfigError& e) {
+      if (warnings) warnings->push_back(e.what());
+    }
+  }
+  return out;
+}
+
+Lesson find_lesson(const std::string& name_or_path) {
+  if (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0)
+    return read_lesson_file(name_or_path);
+  std::vector<std::string> warnings;
+  std::string names;
+  for (Lesson& l : lessons(&warnings)) {
+    if (l.name == name_or_path) return std::move(l);
+    names += (names.empty() ? "" : ", ") + l.name;
+  }
+  throw ConfigError(fmt::format("no lesson named '{}' (known: {}; or give the path of a lesson's .json file){}",
+                                name_or_path, names, warnings.empty() ? "" : "; skipped: " + warnings.front()));
+}
+
+LessonPlan plan_lesson(const Lesson& lesson, int64_t max_steps, const DatasetProbe& present) {
+  const DatasetProbe probe = present ? present : [](const DatasetOptions& o, std::string* why) { return dataset_present(o, why); };
+  LessonPlan plan;
+  std::map<std::string, bool> checked;  // dataset name -> present
+  for (size_t i = 0; i < lesson.runs.size(); ++i) {
+    const LessonRun& run = lesson.runs[i];
+    SweepPoint p;
+    try {
+      p.config = lesson_run_config(run);
+      const std::string dataset = p.config.dataset.name;
+      const nlohmann::json* instead = json_field(lesson.if_missing, dataset.c_str());
+      if (instead) {
+        std::string why;
+        const auto known = checked.find(dataset);
+        const bool here = known != checked.end() ? known->second : probe(p.config.dataset, &why);
+        if (known == checked.end()) {
+          checked[dataset] = here;
+          if (!here) {
+            std::string settings;
+            for (const auto& [key, v] : instead->items())
+              settings += fmt::format("{}{}={}", settings.empty() ? "" : ", ", key, v.is_string() ? v.get<std::string>() : v.dump());
+            plan.notes.push_back(fmt::format("{} is not on this machine ({}): its runs train with {} instead", dataset,
+                                             why, settings));
+          }
+        }
+        if (!here) p.config = lesson_run_config(run, *instead);
+      }
+      if (max_steps > 0) p.config.max_steps = p.config.max_steps > 0 ? std::min(p.config.max_steps, max_steps) : max_steps;
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("lesson {}, run {} ({}): {}", lesson.name, i + 1, run.label, e.what()));
+    }
+    p.label = run.label;
+    plan.points.push_back(std::move(p));
+  }
+  return plan;
+}
+
+std::vector<std::string> recorded_lesson_runs(const std::string& root, const Lesson& lesson) {
+  struct Found {
+    std::string dir;
+    int64_t index = 0;
+    int64_t of = 0;
+    std::string label;
+  };
+  std::map<std::string, std::vector<Found>> by_sweep;  // sweep ids sort by time
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    std::ifstream in(e.path() / "run.json");
+    if (!in) continue;
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    const nlohmann::json* sweep = j.is_object() ? json_field(j, "sweep") : nullptr;
+    if (!sweep || !sweep->is_object() || json_string(*sweep, "lesson") != lesson.name) continue;
+    by_sweep[json_string(*sweep, "id")].push_back(
+        {e.path().string(), json_int(*sweep, "index"), json_int(*sweep, "of"), json_string(*sweep, "label")});
+  }
+  for (auto it = by_sweep.rbegin(); it != by_sweep.rend(); ++it) {
+    auto runs = it->second;
+    std::sort(runs.begin(), runs.end(), [](const Found& a, const Found& b) { return a.index < b.index; });
+    bool complete = runs.size() == lesson.runs.size() && static_cast<int64_t>(runs.size()) == runs.front().of;
+    for (size_t i = 0; complete && i < runs.size(); ++i) {
+      std::string status;
+      try {
+        status = read_run(runs[i].dir).status;
+      } catch (const DataError&) {
+        status = "unreadable";
+      }
+      complete = runs[i].index == static_cast<int64_t>(i + 1) && runs[i].label == lesson.runs[i].label &&
+                 (status == "finished" || status == "failed");
+    }
+    if (!complete) continue;
+    std::vector<std::string> dirs;
+    for (const auto& r : runs) dirs.push_back(r.dir);
+    return dirs;
+  }
+  return {};
+}
+
+}  // namespace mirror
