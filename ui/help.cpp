@@ -55,8 +55,17 @@ stopped one, or select two or more to see their curves together and the settings
 shows the throughput, its spread and where each step's time goes. <b>Runs → Export comparison</b> writes
 the comparison as an HTML or Markdown report.</p>
 <h3>4. In front of a class</h3>
-<p><b>View → Projector mode</b> (Ctrl+Shift+P) enlarges every text and line; <b>View → Full screen</b> (F11)
-gives the window the whole screen; <b>View → Dark theme</b> suits a dark room.
+<p><b>Help → Lessons…</b> (Ctrl+Shift+L) opens a ready-made lesson: a short text beside the charts and the
+runs that show what it says, trained one after another and opened compared. Four are built in: why 2× the
+devices is not 2× as fast, global against per-replica batch, the tutorial's softmax bug, and a replica
+knocked out of sync. A lesson's runs, once recorded (trained in the window, or beforehand with
+<code>mirrortrain lesson NAME</code>), open at once the next time. Your own lessons are JSON files in the
+lessons folder; the README shows the form.</p>
+<p><b>View → Presentation</b> (F5) shows only the pages, in large type: Page Down and Page Up (a presenter's
+clicker) change the page, Space steps on the Strategy page, Esc leaves. <b>View → Projector mode</b>
+(Ctrl+Shift+P) enlarges every text and line; <b>View → Full screen</b> (F11) gives the window the whole screen;
+<b>View → Dark theme</b> suits a dark room. <b>File → Export this view</b> (Ctrl+Shift+E) saves the page shown
+as SVG or PNG for slides; right-click a chart to show or hide its raw steps, smoothed line or epoch points.
 <b>Help → Keyboard</b> lists every shortcut.</p>)";
 }
 

@@ -33,6 +33,7 @@
 #include "ui/launch_dialog.h"
 #include "ui/live_page.h"
 #include "ui/learned_view.h"
+#include "ui/lesson_panel.h"
 #include "ui/strategy_view.h"
 #include "ui/live_run.h"
 #include "ui/model_panel.h"
@@ -404,6 +405,7 @@ void MainWindow::on_run_begun(const QString& what) {
   pause_->setChecked(false);
   update_train_enabled();
   status_->setText(what);
+  if (lesson_training_) lesson_panel_->set_run_state(lesson_position_++, "training…");
 }
 
 void MainWindow::on_started(const RunStarted& e) {
@@ -447,12 +449,24 @@ void MainWindow::on_finished(const RunFinished& e) {
   }
   update_train_enabled();
   browser_->refresh();
+  if (lesson_training_ && lesson_position_ > 0)
+    lesson_run_ended(lesson_position_ - 1, e.status == RunStatus::kFinished  ? "finished"
+                                           : e.status == RunStatus::kFailed ? "failed"
+                                                                            : "stopped",
+                     e.message);
   Q_EMIT run_finished(e);
 }
 
 void MainWindow::on_sweep_finished(const QStringList& dirs, bool cancelled, int total) {
   update_train_enabled();
-  compare_runs(dirs);
+  if (lesson_training_) {
+    lesson_training_ = false;
+    show_lesson_runs(dirs, cancelled ? "Stopped before every run had trained." : "Trained just now.");
+    for (size_t i = lesson_position_; i < lesson_panel_->lesson().runs.size(); ++i)
+      lesson_panel_->set_run_state(i, "not run (stopped)");
+  } else {
+    compare_runs(dirs);
+  }
   status_->setText(cancelled ? QString("Sweep stopped after %1 of %2.").arg(dirs.size()).arg(QString::fromStdString(counted(total, "run")))
                              : QString("Sweep done: %1, compared on the Runs page.").arg(QString::fromStdString(counted(dirs.size(), "run"))));
   Q_EMIT sweep_finished(dirs);

@@ -18,6 +18,7 @@
 
 class QAction;
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QProgressBar;
 class QTabWidget;
@@ -38,6 +39,7 @@ class CompareView;
 class LearnedView;
 class StrategyView;
 class WindowSettings;
+class LessonPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -77,6 +79,17 @@ class MainWindow : public QMainWindow {
   // Shows the runs page with these run directories selected (added when outside the runs folder).
   void compare_runs(const QStringList& dirs);
 
+  // Opens a lesson (a name as Help → Lessons… lists it, or the path of a lesson's .json file) in
+  // the Lesson dock beside the charts. Its runs, when recorded before (`mirrortrain lesson`, or an
+  // earlier class), open compared at once; otherwise they train now. `max_steps` > 0 caps every
+  // run (rehearsals, tests). False, with the reason in the banner, when it cannot be opened.
+  bool open_lesson(const QString& name_or_path, int64_t max_steps = 0);
+  // Trains the open lesson's runs (again), one after another, then compares them.
+  void start_lesson();
+  bool lesson_training() const { return lesson_training_; }
+  LessonPanel* lesson_panel() const { return lesson_panel_; }
+  QDockWidget* lesson_dock() const { return lesson_dock_; }
+
   // Whether runs are recorded under the runs folder (on by default).
   void set_recording(bool on);
   // The directory of the current or last recorded run; empty if none.
@@ -104,6 +117,12 @@ class MainWindow : public QMainWindow {
   QAction* dark_action() const { return dark_; }
   QAction* projector_action() const { return projector_; }
   QAction* full_screen_action() const { return full_screen_; }
+  // View → Presentation (F5): the pages only, in projector type, changed with Page Down / Page Up
+  // (a presenter's clicker); Esc leaves.
+  QAction* presentation_action() const { return presentation_; }
+  // Writes the page shown (Live, Strategy, Learned or Runs) as it looks: SVG, or PNG when `path`
+  // ends in .png. False when the file cannot be written.
+  bool export_view(const QString& path);
   QLabel* error_banner() const { return banner_; }
   QLabel* train_blocked_label() const { return blocked_; }
   const RunMetrics& metrics() const;
@@ -134,6 +153,7 @@ class MainWindow : public QMainWindow {
   void build_actions();
   void set_dark(bool dark);
   void set_projector(bool on);
+  void set_presentation(bool on);
   // Sizes the status bar's progress bar to the current font.
   void fit_status_bar();
   void export_charts();
@@ -141,6 +161,11 @@ class MainWindow : public QMainWindow {
   void export_comparison();
   void open_sweep_dialog();
   void rebuild_recent_menu();
+  // main_window_lessons.cpp: Help → Lessons…, and the open lesson's runs compared.
+  void open_lessons_dialog();
+  void show_lesson_runs(const QStringList& dirs, const QString& source);
+  // The lesson run at `index` (0-based) ended: its state in the Lesson dock.
+  void lesson_run_ended(size_t index, const std::string& status, const std::string& message);
   void remember_dataset();
 
   void update_train_enabled();
@@ -183,6 +208,11 @@ class MainWindow : public QMainWindow {
   QAction* dark_;
   QAction* projector_;
   QAction* full_screen_ = nullptr;
+  QAction* presentation_ = nullptr;
+  QAction* next_page_ = nullptr;
+  QAction* previous_page_ = nullptr;
+  QAction* leave_presentation_ = nullptr;
+  bool projector_before_ = false;  // projector mode as it was before the presentation
   QAction* sweep_action_;
   QAction* scaling_action_;
   QMenu* recent_;
@@ -193,6 +223,12 @@ class MainWindow : public QMainWindow {
   QWidget* runs_page_;
   LearnedView* learned_;
   StrategyView* strategy_;
+  QDockWidget* lesson_dock_ = nullptr;
+  LessonPanel* lesson_panel_ = nullptr;
+  int64_t lesson_max_steps_ = 0;
+  bool lesson_training_ = false;  // the sweep running is the open lesson's
+  size_t lesson_position_ = 0;    // runs of it begun so far
+  QStringList lesson_dirs_;       // its runs, once trained or found recorded
 };
 
 }  // namespace mirror::ui

@@ -19,6 +19,7 @@
 #include "ui/chart_widgets.h"
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
+#include "ui/export.h"
 #include "ui/help.h"
 #include "ui/learned_view.h"
 #include "ui/live_page.h"
@@ -75,6 +76,12 @@ void MainWindow::build_actions() {
   recent_ = file->addMenu("Recent datasets");
   file->addSeparator();
   file->addAction("Export charts (PNG and SVG)…", this, &MainWindow::export_charts);
+  file->addAction("Export this view (PNG or SVG)…", QKeySequence("Ctrl+Shift+E"), this, [this] {
+    const QString page = views_->tabText(views_->currentIndex()).remove('&').toLower();
+    const QString path = QFileDialog::getSaveFileName(this, "Export the " + page + " view", page + ".svg",
+                                                      "SVG drawing (*.svg);;PNG image (*.png)");
+    if (!path.isEmpty() && !export_view(path)) QMessageBox::warning(this, "Export failed", "Cannot write " + path);
+  })->setToolTip("The page shown (Live, Strategy, Learned or Runs) as it looks, for slides: SVG (vector) or PNG");
   file->addAction("Export metrics as CSV…", this, &MainWindow::export_csv);
   file->addSeparator();
   file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
@@ -109,6 +116,27 @@ void MainWindow::build_actions() {
   projector_->setCheckable(true);
   projector_->setShortcut(QKeySequence("Ctrl+Shift+P"));
   connect(projector_, &QAction::toggled, this, &MainWindow::set_projector);
+  presentation_ = view->addAction("Presentation (charts and strategy, large type)");
+  presentation_->setCheckable(true);
+  presentation_->setShortcut(QKeySequence("F5"));
+  presentation_->setToolTip("Only the pages, in projector type: Page Down / Page Up (a clicker) change the page,"
+                            " Space steps on the Strategy page, Esc leaves");
+  connect(presentation_, &QAction::toggled, this, &MainWindow::set_presentation);
+  // A presenter's clicker sends Page Down / Page Up; Esc leaves. Active only while presenting.
+  next_page_ = new QAction("Next page", this);
+  next_page_->setShortcut(QKeySequence(Qt::Key_PageDown));
+  previous_page_ = new QAction("Previous page", this);
+  previous_page_->setShortcut(QKeySequence(Qt::Key_PageUp));
+  leave_presentation_ = new QAction("Leave presentation", this);
+  leave_presentation_->setShortcut(QKeySequence(Qt::Key_Escape));
+  for (QAction* a : {next_page_, previous_page_, leave_presentation_}) {
+    a->setEnabled(false);
+    addAction(a);
+  }
+  connect(next_page_, &QAction::triggered, this, [this] { views_->setCurrentIndex((views_->currentIndex() + 1) % views_->count()); });
+  connect(previous_page_, &QAction::triggered, this,
+          [this] { views_->setCurrentIndex((views_->currentIndex() + views_->count() - 1) % views_->count()); });
+  connect(leave_presentation_, &QAction::triggered, this, [this] { presentation_->setChecked(false); });
   full_screen_ = view->addAction("Full screen");
   full_screen_->setCheckable(true);
   full_screen_->setShortcut(QKeySequence("F11"));
@@ -124,6 +152,8 @@ void MainWindow::build_actions() {
   help->addAction("Getting started", QKeySequence::HelpContents, this,
                   [this] { HelpDialog(HelpDialog::Page::kGettingStarted, this, this).exec(); });
   help->addAction("Keyboard", this, [this] { HelpDialog(HelpDialog::Page::kKeyboard, this, this).exec(); });
+  help->addAction("Lessons…", QKeySequence("Ctrl+Shift+L"), this, &MainWindow::open_lessons_dialog)
+      ->setToolTip("Ready-made lessons: a short text and the runs that show it, trained and compared");
   help->addSeparator();
   help->addAction("About", this, [this] {
     QMessageBox::about(this, "Mirror Workbench",
@@ -172,6 +202,23 @@ void MainWindow::set_projector(bool on) {
   // Every chart's text follows the new font (themes and rebuilt axes take it from here on too).
   for (QChartView* v : findChildren<QChartView*>()) apply_chart_fonts(v->chart());
   fit_status_bar();
+}
+
+void MainWindow::set_presentation(bool on) {
+  if (on) projector_before_ = projector_->isChecked();
+  projector_->setChecked(on || projector_before_);
+  tabs_->setVisible(!on);  // the settings: a presentation shows the pages only
+  for (QAction* a : {next_page_, previous_page_, leave_presentation_}) a->setEnabled(on);
+  status_->setText(on ? "Presentation: Page Down / Page Up change page · Space steps on the Strategy page · "
+                        "Ctrl+P pauses · Esc leaves"
+                      : "Ready.");
+  if (on && views_->currentWidget() == runs_page_ && !lesson_training_) views_->setCurrentIndex(0);
+}
+
+bool MainWindow::export_view(const QString& path) {
+  QWidget* page = views_->currentWidget();
+  if (path.endsWith(".png", Qt::CaseInsensitive)) return export_png(page, path);
+  return export_svg(page, path, "Mirror Workbench: " + views_->tabText(views_->currentIndex()));
 }
 
 void MainWindow::fit_status_bar() {

@@ -4,7 +4,11 @@
 #include <QFontMetricsF>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QContextMenuEvent>
+#include <QFileDialog>
 #include <QLogValueAxis>
+#include <QMenu>
+#include <QMessageBox>
 #include <QPainter>
 #include <QScatterSeries>
 #include <QToolTip>
@@ -12,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "ui/chart_widgets.h"
 #include "ui/export.h"
@@ -180,14 +185,57 @@ void MetricChart::set_dark(bool dark) {
   set_line_width(line_width_);
 }
 
+bool MetricChart::series_shown(ChartSeries series) const { return shown_[static_cast<int>(series)]; }
+
+void MetricChart::set_series_shown(ChartSeries series, bool on) {
+  shown_[static_cast<int>(series)] = on;
+  if (metric_ == Metric::kLearningRate) return;  // one line only
+  raw_->setVisible(shown_[0]);
+  smooth_->setVisible(shown_[1]);
+  train_epochs_->setVisible(shown_[2]);
+  val_epochs_->setVisible(shown_[2]);
+  if (last_) refresh(*last_);
+}
+
+void MetricChart::contextMenuEvent(QContextMenuEvent* event) {
+  QMenu menu(this);
+  if (metric_ != Metric::kLearningRate) {
+    const std::pair<ChartSeries, const char*> toggles[] = {{ChartSeries::kRaw, "Steps (raw)"},
+                                                           {ChartSeries::kSmoothed, "Steps (smoothed)"},
+                                                           {ChartSeries::kEpochs, "Epochs (training and validation)"}};
+    for (const auto& [series, text] : toggles) {
+      QAction* a = menu.addAction(text);
+      a->setCheckable(true);
+      a->setChecked(series_shown(series));
+      connect(a, &QAction::toggled, this, [this, series = series](bool on) { set_series_shown(series, on); });
+    }
+    menu.addSeparator();
+  }
+  menu.addAction("Export this chart (PNG or SVG)…", this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, "Export chart", chart()->title().toLower() + ".svg",
+                                                      "SVG drawing (*.svg);;PNG image (*.png)");
+    if (path.isEmpty()) return;
+    if (!(path.endsWith(".png", Qt::CaseInsensitive) ? export_png(path) : export_svg(path)))
+      QMessageBox::warning(this, "Export failed", "Cannot write " + path);
+  });
+  menu.exec(event->globalPos());
+}
+
 void MetricChart::refresh(const RunMetrics& m) {
+  last_ = &m;
   const int buckets = std::max(50, width() / 2);
   raw_->replace(decimate(m.raw(metric_), buckets));
   smooth_->replace(decimate(m.smoothed(metric_), buckets));
   train_epochs_->replace(m.train_epochs(metric_));
   val_epochs_->replace(m.val_epochs(metric_));
+  // The y axis fits the series shown (the raw line holds the smoothed one's range).
+  std::vector<const QList<QPointF>*> fitted;
+  const bool all = metric_ == Metric::kLearningRate;
+  if (all || shown_[0]) fitted.push_back(&m.raw(metric_));
+  else if (shown_[1]) fitted.push_back(&m.smoothed(metric_));
+  if (!all && shown_[2]) fitted.insert(fitted.end(), {&m.val_epochs(metric_), &m.train_epochs(metric_)});
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (const auto* v : {&m.raw(metric_), &m.val_epochs(metric_)})
+  for (const auto* v : fitted)
     for (const auto& p : *v) {
       if (!std::isfinite(p.y())) continue;
       lo = std::min(lo, p.y());

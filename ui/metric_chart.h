@@ -13,6 +13,9 @@ class QLogValueAxis;
 
 namespace mirror::ui {
 
+// The series a chart can show or hide on its own (right-click the chart).
+enum class ChartSeries { kRaw, kSmoothed, kEpochs };
+
 class MetricChart : public QChartView {
   Q_OBJECT
  public:
@@ -30,10 +33,16 @@ class MetricChart : public QChartView {
   void set_projector(bool on);
   // Charts stacked on one page share one legend (the series look the same in each).
   void set_legend_visible(bool on);
+  // Shows or hides the raw per-step line, the smoothed line, or the per-epoch points (training and
+  // validation) of this chart; the y axis fits what is shown. All are shown at first.
+  void set_series_shown(ChartSeries series, bool on);
+  bool series_shown(ChartSeries series) const;
 
  protected:
   // A short chart (a 720-pixel window) puts its legend below, where one row holds it.
   void resizeEvent(QResizeEvent* event) override;
+  // Right-click: the series toggles and exporting this chart.
+  void contextMenuEvent(QContextMenuEvent* event) override;
 
  public:
   // Writes the chart as PNG; returns false when the file cannot be written.
@@ -54,6 +63,8 @@ class MetricChart : public QChartView {
   void fit_y_ticks(double lo, double hi);
 
   Metric metric_;
+  const RunMetrics* last_ = nullptr;  // what refresh() drew last, to refit after a toggle
+  bool shown_[3] = {true, true, true};
   bool projector_ = false;
   bool log_scale_ = false;
   double line_width_ = 2.0;

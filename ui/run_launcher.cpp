@@ -182,9 +182,9 @@ void RunLauncher::refuse() {
 }
 
 void RunLauncher::start_sweep(std::vector<SweepPoint> points, bool scaling, const TrainConfig& base,
-                              std::shared_ptr<const Dataset> dataset) {
+                              std::shared_ptr<const Dataset> dataset, const std::string& lesson) {
   if (running() || points.empty()) return;
-  sweep_ = std::make_shared<Sweep>(std::move(points), SweepOptions{default_runs_root(), scaling, {}});
+  sweep_ = std::make_shared<Sweep>(std::move(points), SweepOptions{default_runs_root(), scaling, {}, lesson});
   sweep_cancelled_ = false;
   if (dataset) sweep_->provide_dataset(base, std::move(dataset));
   next_sweep_run();

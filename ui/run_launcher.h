@@ -39,8 +39,9 @@ class RunLauncher : public QObject {
   void resume_run(const QString& dir, int epochs = 0);
   // Trains each point as its own recorded run, one after another (`dataset` serves the points
   // whose dataset options are `base`'s), then says sweep_finished. stop() ends the whole sweep.
+  // `lesson` names the lesson whose runs these are (recorded in each run.json).
   void start_sweep(std::vector<SweepPoint> points, bool scaling, const TrainConfig& base,
-                   std::shared_ptr<const Dataset> dataset);
+                   std::shared_ptr<const Dataset> dataset, const std::string& lesson = {});
   // Stops the current run after its step, and a sweep with it. Thread-safe flags underneath.
   void stop();
   void set_paused(bool paused);

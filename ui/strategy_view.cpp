@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "ui/class_look.h"
 #include "ui/live_run.h"
@@ -56,6 +57,19 @@ void StepDiagram::set_phase(StepPhase phase, double progress) {
   phase_ = phase;
   progress_ = std::clamp(progress, 0.0, 1.0);
   update();
+}
+
+std::vector<ProcessGroup> process_groups(const std::vector<std::string>& devices) {
+  std::vector<ProcessGroup> groups;
+  for (size_t r = 0; r < devices.size(); ++r) {
+    const std::string& d = devices[r];
+    if (d.rfind("rank ", 0) != 0) return {};
+    const int process = std::atoi(d.c_str() + 5);
+    if (groups.empty() || groups.back().process != process)
+      groups.push_back({process, static_cast<int>(r), 0});
+    ++groups.back().count;
+  }
+  return groups;
 }
 
 void StepDiagram::paintEvent(QPaintEvent*) {
@@ -153,6 +167,17 @@ void StepDiagram::paintEvent(QPaintEvent*) {
       p.setBrush(Qt::NoBrush);
       p.drawRoundedRect(card, 4, 4);
     }
+  }
+
+  // Several processes: a dashed frame around each one's replicas, named at its top right (their
+  // gradients are summed inside the process first, then across processes).
+  for (const ProcessGroup& g : process_groups(pic.devices)) {
+    const QRectF frame(left - 4, lanes_top + g.first * lane_h - 2, cards_right - left + 8, g.count * lane_h);
+    p.setPen(QPen(palette().color(QPalette::Mid), 1.5, Qt::DashLine));
+    p.setBrush(Qt::NoBrush);
+    p.drawRoundedRect(frame, 6, 6);
+    p.setPen(text);
+    p.drawText(frame.adjusted(0, 2, -8, 0), Qt::AlignRight | Qt::AlignTop, QString("process %1").arg(g.process));
   }
 
   // 3. The all-reduce: every replica's gradients meet here, and the sum goes back to each.

@@ -37,6 +37,16 @@ struct StepPicture {
   std::vector<uint64_t> checksums;   // each replica's, at that check
 };
 
+// The replicas of each worker process, from device names as several processes report them
+// ("rank 1 cpu:0"): {process, first replica, replicas}, in replica order. Empty when one process
+// trains (names without "rank ").
+struct ProcessGroup {
+  int process = 0;
+  int first = 0;
+  int count = 0;
+};
+std::vector<ProcessGroup> process_groups(const std::vector<std::string>& devices);
+
 // The five phases of a mirrored step, in order.
 enum class StepPhase { kSplit, kCompute, kAllReduce, kUpdate, kSyncCheck };
 inline constexpr int kStepPhases = 5;

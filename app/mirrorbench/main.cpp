@@ -1,17 +1,19 @@
 // mirrorbench: the Mirror Workbench desktop window. Wiring only.
 //
 //   mirrorbench [--preset NAME] [--train | --scaling-study] [--compare DIR...] [--x-axis step|epoch|samples|time|wall]
-//               [--pace STEPS_PER_SECOND]
+//               [--pace STEPS_PER_SECOND] [--lesson NAME|FILE] [--presentation]
 //               [--screenshot FILE --after SECONDS]
 //
 // --train starts training as soon as the dataset is loaded, --scaling-study runs the scaling
-// study instead; --compare opens the Runs page with these run directories compared;
+// study instead; --compare opens the Runs page with these run directories compared; --lesson
+// opens a lesson (its recorded runs, or trains them once the window is up);
 // --screenshot saves the window as a PNG after the given time and quits (used for
 // documentation and checks under Xvfb).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QAction>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QTimer>
 
 #include <cstdio>
@@ -35,7 +37,9 @@ int main(int argc, char** argv) {
   const QCommandLineOption compare("compare", "Compare this recorded run (repeatable).", "dir");
   const QCommandLineOption x_axis("x-axis", "The comparison's x axis: step, epoch, samples, time (training) or wall.", "axis", "step");
   const QCommandLineOption pace("pace", "Demo pace: at most this many steps a second (0: full speed).", "steps");
-  cli.addOptions({preset, train, scaling, compare, x_axis, shot, after, pace});
+  const QCommandLineOption lesson("lesson", "Open this lesson (a name from Help → Lessons, or a lesson's .json file).", "name");
+  const QCommandLineOption present("presentation", "Start in the presentation layout (View → Presentation, F5).");
+  cli.addOptions({preset, train, scaling, compare, x_axis, shot, after, pace, lesson, present});
   cli.process(app);
 
   mirror::ui::MainWindow window;
@@ -51,9 +55,13 @@ int main(int argc, char** argv) {
     window.set_pace(steps);
   }
   window.show();
+  if (cli.isSet(present)) window.presentation_action()->setChecked(true);
   const QStringList axes = {"step", "epoch", "samples", "time", "wall"};
   if (const auto i = axes.indexOf(cli.value(x_axis)); i >= 0) window.compare_view()->set_x_axis(static_cast<mirror::ui::XAxis>(i));
   if (cli.isSet(compare)) window.compare_runs(cli.values(compare));
+  if (cli.isSet(lesson) && !window.open_lesson(cli.value(lesson)))
+    std::fprintf(stderr, "mirrorbench: --lesson %s: %s\n", qPrintable(cli.value(lesson)),
+                 qPrintable(window.error_banner()->text().remove(QRegularExpression("<[^>]*>"))));
   if (cli.isSet(train) || cli.isSet(scaling)) {
     auto* poll = new QTimer(&window);
     QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, study = cli.isSet(scaling)] {

@@ -92,6 +92,17 @@ class StrategyViewTest : public QObject {
   }
 
   // Live, the view replays steps at most ~30 times a second, and only while it is shown.
+  void replicasAreGroupedByTheirProcess() {
+    // Names as a run on 2 processes x 2 replicas reports them, and as one process does.
+    const auto groups = process_groups({"rank 0 cpu:0/logical:0", "rank 0 cpu:0/logical:1", "rank 1 cpu:0/logical:0",
+                                        "rank 1 cpu:0/logical:1"});
+    QCOMPARE(groups.size(), size_t{2});
+    QCOMPARE(groups[1].process, 1);
+    QCOMPARE(groups[1].first, 2);
+    QCOMPARE(groups[1].count, 2);
+    QVERIFY(process_groups({"cpu:0/logical:0", "cpu:0/logical:1"}).empty());
+  }
+
   void liveReplaysOnlyWhileShown() {
     RunLauncher launcher;
     launcher.set_recording(false);
