@@ -121,6 +121,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   curves_split->addWidget(table_);
   curves_split->setStretchFactor(0, 3);
   curves_split->setStretchFactor(1, 1);
+  curves_split->setSizes({3000, 1000});  // the curves get three quarters from the start, not the table's size hint
   curves_page_ = curves_split;
 
   scaling_page_ = new ScalingPage;

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -19,20 +20,28 @@ QString lesson_html(const Lesson& lesson) {
 }
 
 LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
-  auto* layout = new QVBoxLayout(this);
+  // Everything but the buttons scrolls, so a long lesson in projector type never makes the window
+  // taller than a 720-pixel screen.
+  auto* outer = new QVBoxLayout(this);
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  auto* content = new QWidget;
+  auto* layout = new QVBoxLayout(content);
+  layout->setContentsMargins(0, 0, 0, 0);
+  scroll->setWidget(content);
+  outer->addWidget(scroll, 1);
   title_ = new QLabel;
   title_->setObjectName("lesson_title");
   title_->setWordWrap(true);
-  QFont big = title_->font();
-  big.setBold(true);
-  big.setPointSizeF(big.pointSizeF() * 1.3);
-  title_->setFont(big);
+  title_->setTextFormat(Qt::RichText);  // a heading: it grows with the application font (projector mode)
   layout->addWidget(title_);
-  text_ = new QTextBrowser;
+  text_ = new QLabel;
   text_->setObjectName("lesson_text");
-  text_->setOpenExternalLinks(false);
-  text_->setFrameShape(QFrame::NoFrame);
-  layout->addWidget(text_, 1);
+  text_->setWordWrap(true);
+  text_->setTextFormat(Qt::RichText);
+  text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(text_);
   auto* runs_title = new QLabel("<b>Runs</b>");
   layout->addWidget(runs_title);
   runs_layout_ = new QVBoxLayout;
@@ -51,17 +60,18 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(run_);
   buttons->addWidget(compare_);
   buttons->addStretch(1);
-  layout->addLayout(buttons);
+  layout->addStretch(1);
+  outer->addLayout(buttons);
   connect(run_, &QPushButton::clicked, this, &LessonPanel::run_requested);
   connect(compare_, &QPushButton::clicked, this, &LessonPanel::compare_requested);
 }
 
 void LessonPanel::show_lesson(const Lesson& lesson, const std::vector<std::string>& notes) {
   lesson_ = lesson;
-  title_->setText(QString::fromStdString(lesson.title));
+  title_->setText("<h3>" + QString::fromStdString(lesson.title).toHtmlEscaped() + "</h3>");
   QString html = lesson_html(lesson);
   for (const auto& n : notes) html += "<p><i>On this machine: " + QString::fromStdString(n).toHtmlEscaped() + "</i></p>";
-  text_->setHtml(html);
+  text_->setText(html);
   for (QLabel* l : states_) delete l;
   states_.clear();
   for (size_t i = 0; i < lesson.runs.size(); ++i) {

@@ -46,7 +46,7 @@ class LessonPanel : public QWidget {
  private:
   Lesson lesson_;
   QLabel* title_;
-  QTextBrowser* text_;
+  QLabel* text_;
   QLabel* source_;
   QVBoxLayout* runs_layout_;
   std::vector<QLabel*> states_;

@@ -395,6 +395,14 @@ void MainWindow::compare_runs(const QStringList& dirs) {
   });
   compare_->show_scaling(study);
   views_->setCurrentWidget(runs_page_);
+  // A lesson's runs fill the page (the list folded up, its handle left to drag down); any other
+  // comparison shows the list again.
+  if (auto* split = qobject_cast<QSplitter*>(runs_page_)) {
+    const int h = std::max(split->height(), 400);
+    if (comparison_only_) split->setSizes({0, h});
+    else if (split->sizes().value(0) == 0) split->setSizes({h / 3, h - h / 3});
+  }
+  comparison_only_ = false;
 }
 
 void MainWindow::on_run_begun(const QString& what) {
@@ -444,7 +452,10 @@ void MainWindow::on_finished(const RunFinished& e) {
       break;
     case RunStatus::kFailed:
       status_->setText("The run failed.");
-      show_error(QString::fromStdString(e.message));
+      if (lesson_training_ && lesson_position_ > 0 && lesson_failure_meant(lesson_position_ - 1, e.message))
+        show_error(QString::fromStdString(e.message), "The run failed, as the lesson means it to:");
+      else
+        show_error(QString::fromStdString(e.message));
       break;
   }
   update_train_enabled();

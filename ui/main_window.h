@@ -166,6 +166,8 @@ class MainWindow : public QMainWindow {
   void show_lesson_runs(const QStringList& dirs, const QString& source);
   // The lesson run at `index` (0-based) ended: its state in the Lesson dock.
   void lesson_run_ended(size_t index, const std::string& status, const std::string& message);
+  // Whether the lesson run at `index` is meant to fail with `message` (Broken sync).
+  bool lesson_failure_meant(size_t index, const std::string& message) const;
   void remember_dataset();
 
   void update_train_enabled();
@@ -229,6 +231,7 @@ class MainWindow : public QMainWindow {
   bool lesson_training_ = false;  // the sweep running is the open lesson's
   size_t lesson_position_ = 0;    // runs of it begun so far
   QStringList lesson_dirs_;       // its runs, once trained or found recorded
+  bool comparison_only_ = false;  // the next compare_runs folds the runs list away (a lesson's runs)
 };
 
 }  // namespace mirror::ui

@@ -10,6 +10,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
 #include <QTextStream>
@@ -97,7 +98,11 @@ void MainWindow::build_actions() {
   tb->addSeparator();
   tb->addAction(scaling_action_);
   auto* runs = menuBar()->addMenu("R&uns");
-  runs->addAction("Show runs", QKeySequence("Ctrl+R"), this, [this] { views_->setCurrentWidget(runs_page_); });
+  runs->addAction("Show runs", QKeySequence("Ctrl+R"), this, [this] {
+    views_->setCurrentWidget(runs_page_);
+    auto* split = qobject_cast<QSplitter*>(runs_page_);
+    if (split && split->sizes().value(0) == 0) split->setSizes({split->height() / 3, split->height() - split->height() / 3});
+  });
   runs->addAction("Show what the model learned", QKeySequence("Ctrl+E"), this, [this] { views_->setCurrentWidget(learned_); });
   runs->addAction("Show live training", QKeySequence("Ctrl+L"), this, [this] { views_->setCurrentIndex(0); });
   runs->addAction("Open run folder…", this, [this] {
@@ -212,7 +217,6 @@ void MainWindow::set_presentation(bool on) {
   status_->setText(on ? "Presentation: Page Down / Page Up change page · Space steps on the Strategy page · "
                         "Ctrl+P pauses · Esc leaves"
                       : "Ready.");
-  if (on && views_->currentWidget() == runs_page_ && !lesson_training_) views_->setCurrentIndex(0);
 }
 
 bool MainWindow::export_view(const QString& path) {

@@ -71,6 +71,7 @@ class ClassroomTest : public QObject {
                                             "replica 1 differs from replica 0 in 1 of"),
              qPrintable(panel->run_state(1)));
     QVERIFY(panel->source().contains("Trained just now"));
+    QVERIFY2(w.error_banner()->text().contains("The run failed, as the lesson means it to:"), qPrintable(w.error_banner()->text()));
     // Opened compared, on the lesson's x axis.
     QCOMPARE(w.views()->currentWidget()->objectName(), QString("runs-page"));
     QCOMPARE(w.compare_view()->runs().size(), size_t{2});
