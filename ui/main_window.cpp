@@ -281,6 +281,7 @@ void MainWindow::apply_preset(const QString& name) {
 void MainWindow::on_dataset_changed() {
   const auto d = dataset_->dataset();
   learned_->set_dataset(d);
+  strategy_->set_dataset(d);
   training_->set_train_size(d ? d->size(Split::kTrain) : 0);
   if (d) {
     model_->set_input(input_spec(*d), true);

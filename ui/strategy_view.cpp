@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "mirror/data/preview.h"
 #include "ui/class_look.h"
 #include "ui/live_run.h"
 #include "ui/training_controller.h"
@@ -40,6 +41,72 @@ int slowest_replica(const std::vector<ReplicaTiming>& t) {
   for (size_t i = 0; i < t.size(); ++i)
     if (slowest < 0 || t[i].allreduce_ms < t[static_cast<size_t>(slowest)].allreduce_ms) slowest = static_cast<int>(i);
   return slowest;
+}
+// The examples of one shard, side by side in `area`: pictures, or lines of words, or points,
+// each marked with its class's colour.
+void draw_shard_examples(QPainter& p, const QRectF& area, const std::vector<ShardExample>& examples, const QColor& text) {
+  if (examples.empty() || area.width() < 12) return;
+  const QFontMetrics fm = p.fontMetrics();
+  const double line = fm.height();
+  if (!examples.front().picture.isNull()) {
+    const double side = area.height();
+    double x = area.left();
+    QStringList names;
+    for (const auto& e : examples) {
+      if (x + side > area.right()) break;
+      const QRectF box(x, area.top(), side, side);
+      p.drawPixmap(box.toRect(), e.picture);
+      p.setPen(QPen(class_color(e.label), 2));
+      p.setBrush(Qt::NoBrush);
+      p.drawRect(box.adjusted(1, 1, -1, -1));
+      names << e.name;
+      x += side + 4;
+    }
+    if (area.right() - x > 3 * fm.averageCharWidth()) {
+      p.setPen(text);
+      p.drawText(QRectF(x + 2, area.top(), area.right() - x - 2, side), Qt::AlignVCenter | Qt::AlignLeft,
+                 fm.elidedText(names.join(", ") + "…", Qt::ElideRight, static_cast<int>(area.right() - x - 2)));
+    }
+    return;
+  }
+  if (!examples.front().point.empty()) {
+    const double chip_w = area.width() / static_cast<double>(examples.size());
+    for (size_t i = 0; i < examples.size(); ++i) {
+      const auto& e = examples[i];
+      const double x = area.left() + chip_w * static_cast<double>(i);
+      const double d = 0.55 * line;
+      p.setPen(Qt::NoPen);
+      p.setBrush(class_color(e.label));
+      p.drawEllipse(QRectF(x, area.top() + (line - d) / 2, d, d));
+      p.setPen(text);
+      const QString at = QString("(%1, %2)").arg(e.point[0], 0, 'f', 2).arg(e.point.size() > 1 ? e.point[1] : 0.0f, 0, 'f', 2);
+      p.drawText(QRectF(x + d + 3, area.top(), chip_w - d - 6, line), Qt::AlignLeft | Qt::AlignVCenter,
+                 fm.elidedText(at, Qt::ElideRight, static_cast<int>(chip_w - d - 6)));
+    }
+    return;
+  }
+  // Words: a line per example, as many as fit.
+  double y = area.top();
+  for (const auto& e : examples) {
+    if (y + line > area.bottom() + 1) break;
+    p.fillRect(QRectF(area.left(), y + 0.2 * line, 0.6 * line, 0.6 * line), class_color(e.label));
+    p.setPen(text);
+    const double x = area.left() + 0.6 * line + 4;
+    p.drawText(QRectF(x, y, area.right() - x, line), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(e.name + ": " + e.words, Qt::ElideRight, static_cast<int>(area.right() - x)));
+    y += line;
+  }
+}
+
+// How tall the row of shard examples is: a picture's side, lines of words, or one line of points.
+double examples_height(const StepPicture& pic, double line) {
+  for (const auto& shard : pic.shard_examples) {
+    if (shard.empty()) continue;
+    if (!shard.front().picture.isNull()) return 2.4 * line;
+    if (!shard.front().point.empty()) return line;
+    return 2 * line;
+  }
+  return 0;
 }
 }  // namespace
 
@@ -101,6 +168,9 @@ void StepDiagram::paintEvent(QPaintEvent*) {
   const double band_top = 6 + line, band_h = 1.8 * line;
   const double gap = 10 * grown(StepPhase::kSplit);
   const double band_w = right - left - gap * (n - 1);
+  // Under each shard, its first examples (when the window holds the run's dataset).
+  const double examples_h = examples_height(pic, line);
+  const double examples_top = band_top + band_h + 4;
   double x = left;
   for (int r = 0; r < n; ++r) {
     const double w = batch > 0 ? band_w * static_cast<double>(pic.replicas[static_cast<size_t>(r)].shard_size) / static_cast<double>(batch) : band_w / n;
@@ -108,18 +178,21 @@ void StepDiagram::paintEvent(QPaintEvent*) {
     p.fillRect(shard, class_color(r).lighter(150));
     p.setPen(QColor(20, 20, 20));
     p.drawText(shard, Qt::AlignCenter, fm.elidedText(QString("shard %1: %2").arg(r).arg(pic.replicas[static_cast<size_t>(r)].shard_size), Qt::ElideRight, static_cast<int>(w)));
+    if (examples_h > 0 && r < static_cast<int>(pic.shard_examples.size()))
+      draw_shard_examples(p, QRectF(x + 2, examples_top, w - 4, examples_h), pic.shard_examples[static_cast<size_t>(r)], text);
     x += w + gap;
   }
   if (phase_ == StepPhase::kSplit) {
     p.setPen(highlight);
-    p.drawRect(QRectF(left, band_top, right - left, band_h));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(QRectF(left, band_top, right - left, band_h + (examples_h > 0 ? examples_h + 6 : 0)));
   }
 
   // 2. The replicas, each a card with its shard's forward/backward, all-reduce and update times.
   const double node_w = std::min(0.36 * (right - left), 30.0 * fm.averageCharWidth());
   const double node_left = right - node_w;
   const double cards_right = node_left - 3 * line;
-  const double lanes_top = band_top + band_h + 1.5 * line;
+  const double lanes_top = band_top + band_h + (examples_h > 0 ? examples_h + 1.2 * line : 1.5 * line);
   const double bottom_reserve = 4.5 * line;
   const double lane_h = std::min(4.5 * line, (height() - lanes_top - bottom_reserve) / n);
   double longest = 0;
@@ -299,6 +372,24 @@ StepPicture StrategyView::take_picture(const StepMetrics& step) const {
   pic.parameters = s.parameters;
   pic.sync_step = run_->last_sync_check();
   pic.checksums = run_->last_checksums();
+  // The shards' examples, from the window's dataset when the run trains on it.
+  if (dataset_ && !step.shard_examples.empty() && dataset_->info().name == s.dataset &&
+      dataset_->size(Split::kTrain) == s.train_size) {
+    const int thumb = 3 * fontMetrics().height();  // drawn at 2.4 lines: sharp at the projector's font too
+    for (const auto& indices : step.shard_examples) {
+      auto& shard = pic.shard_examples.emplace_back();
+      for (const ExamplePreview& e : preview_examples(*dataset_, Split::kTrain, indices)) {
+        ShardExample x;
+        x.index = e.index;
+        x.label = e.label;
+        x.name = e.label_name.empty() ? QString::number(e.label) : QString::fromStdString(e.label_name);
+        x.picture = example_thumbnail(e, thumb);
+        if (x.picture.isNull() && !e.text.empty()) x.words = QString::fromStdString(e.text);
+        if (x.picture.isNull() && e.text.empty() && e.values.size() == 2) x.point = e.values;
+        shard.push_back(std::move(x));
+      }
+    }
+  }
   return pic;
 }
 
@@ -326,6 +417,18 @@ void StrategyView::next_step() {
   phase_line_->setText("Taking one step…");
 }
 
+namespace {
+// " Replica 0's shard begins with Sandal, Shirt and Bag." when the examples are known.
+QString shard_start_sentence(const StepPicture& pic) {
+  if (pic.shard_examples.empty() || pic.shard_examples.front().empty()) return {};
+  QStringList names;
+  for (const auto& e : pic.shard_examples.front()) names << e.name;
+  const QString last = names.takeLast();
+  const QString list = names.isEmpty() ? last : names.join(", ") + " and " + last;
+  return QString(" Replica 0's shard begins with %1.").arg(list);
+}
+}  // namespace
+
 QString StrategyView::explain(StepPhase phase) const {
   const auto& pic = diagram_->picture();
   const int n = static_cast<int>(pic.replicas.size());
@@ -343,7 +446,8 @@ QString StrategyView::explain(StepPhase phase) const {
                      "most one.")
           .arg(pic.global_batch)
           .arg(n == 1 ? QString("one shard") : QString("%1 shards").arg(n))
-          .arg(sizes.join(", "));
+          .arg(sizes.join(", ")) +
+             shard_start_sentence(pic);
     case StepPhase::kCompute:
       return QString("Forward and backward: each replica runs its own copy of the model on its own shard and computes "
                      "its gradients, all at once (%1 to %2 ms).")

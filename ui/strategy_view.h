@@ -7,9 +7,11 @@
 // 30 frames a second, only while shown); paused, it holds; step by step, the run holds between
 // steps and Space takes exactly one, which the view then walks through, one sentence per phase.
 
+#include <QPixmap>
 #include <QWidget>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,10 +22,24 @@ class QLabel;
 class QPushButton;
 class QTimer;
 
+namespace mirror {
+class Dataset;
+}
+
 namespace mirror::ui {
 
 class LiveRun;
 class TrainingController;
+
+// One example of a replica's shard, as the diagram shows it.
+struct ShardExample {
+  int64_t index = 0;         // in the training split
+  int64_t label = 0;
+  QString name;              // the class's display name
+  QPixmap picture;           // image examples
+  QString words;             // token examples: the decoded text
+  std::vector<float> point;  // 2-D points: (x, y)
+};
 
 // The numbers one drawing of the step needs, taken from the run when a replay begins.
 struct StepPicture {
@@ -35,6 +51,9 @@ struct StepPicture {
   int64_t parameters = 0;
   int64_t sync_step = 0;             // the last sync check; 0: none yet
   std::vector<uint64_t> checksums;   // each replica's, at that check
+  // The first examples of each replica's shard, when the window holds the run's dataset; empty
+  // otherwise.
+  std::vector<std::vector<ShardExample>> shard_examples;
 };
 
 // The replicas of each worker process, from device names as several processes report them
@@ -79,6 +98,10 @@ class StrategyView : public QWidget {
   // Follows `run`; steps a paused run through `controller` (neither owned).
   StrategyView(LiveRun* run, TrainingController* controller, QWidget* parent = nullptr);
 
+  // The dataset loaded in the window: a run trained on it shows its shards' first examples
+  // (pictures, words or points). Other runs show shard sizes only.
+  void set_dataset(std::shared_ptr<const Dataset> dataset) { dataset_ = std::move(dataset); }
+
   void set_mode(Mode mode);
   Mode mode() const { return mode_; }
   // Step by step: asks the run for exactly one more step (Space does this too).
@@ -113,6 +136,7 @@ class StrategyView : public QWidget {
 
   LiveRun* run_;
   TrainingController* controller_;
+  std::shared_ptr<const Dataset> dataset_;
   StepDiagram* diagram_;
   QLabel* phase_line_;
   QComboBox* mode_choice_;

@@ -7,6 +7,8 @@
 #include <QtTest>
 
 #include "mirror/data/registry.h"
+#include "mirror/strategy/shard_plan.h"
+#include "mirror/util/rng.h"
 #include "ui/live_run.h"
 #include "ui/run_launcher.h"
 #include "ui/strategy_view.h"
@@ -52,7 +54,9 @@ class StrategyViewTest : public QObject {
     view.show();
     QSignalSpy wanted(&view, &StrategyView::pause_wanted);
     const TrainConfig config = points_config(50, 3);
-    launcher.start_run(config, load_dataset(config.dataset));
+    const auto data = load_dataset(config.dataset);
+    view.set_dataset(data);
+    launcher.start_run(config, data);
     QVERIFY(wait_for([&] { return launcher.live()->last_step().global_step > 0; }, 30000));
     view.set_mode(StrategyView::Mode::kStepByStep);
     QCOMPARE(wanted.count(), 1);
@@ -82,6 +86,27 @@ class StrategyViewTest : public QObject {
     QCOMPARE(pic.checksums.size(), size_t{3});
     QVERIFY(view.phase_line()->text().contains(QString("after step %1 every replica's parameters hash to").arg(at)));
     QVERIFY(view.explain(StepPhase::kSplit).contains("cut into 3 shards (10, 10, 10)"));
+    // Each shard's first three examples, as the epoch's shuffled order cuts them, with their points.
+    const int64_t n = data->size(Split::kTrain);
+    const int64_t per_epoch = (n + config.batch_size - 1) / config.batch_size;
+    const int64_t epoch = (at - 1) / per_epoch + 1, begin = ((at - 1) % per_epoch) * config.batch_size;
+    const std::vector<int64_t> order = Rng(config.seed, static_cast<uint64_t>(epoch)).permutation(n);
+    const ShardPlan plan(std::min(config.batch_size, n - begin), 3);
+    QCOMPARE(pic.shard_examples.size(), size_t{3});
+    for (int r = 0; r < 3; ++r) {
+      const auto& shard = pic.shard_examples[static_cast<size_t>(r)];
+      QCOMPARE(shard.size(), size_t{3});
+      for (int i = 0; i < 3; ++i) {
+        const int64_t index = order[static_cast<size_t>(begin + plan.offset(r) + i)];
+        QCOMPARE(shard[static_cast<size_t>(i)].index, index);
+        const Batch b = data->gather(Split::kTrain, {index});
+        QCOMPARE(shard[static_cast<size_t>(i)].label, b.y[0].item<int64_t>());
+        QCOMPARE(shard[static_cast<size_t>(i)].point.size(), size_t{2});
+        QCOMPARE(shard[static_cast<size_t>(i)].point[0], b.x[0][0].item<float>());
+      }
+    }
+    QVERIFY2(view.explain(StepPhase::kSplit).contains("Replica 0's shard begins with " + pic.shard_examples[0][0].name + ", "),
+             qPrintable(view.explain(StepPhase::kSplit)));
     QVERIFY(view.explain(StepPhase::kAllReduce).contains(QString::fromStdString(launcher.live()->started().communicator)));
     // Back to live: the run goes on by itself.
     view.set_mode(StrategyView::Mode::kLive);

@@ -263,13 +263,25 @@ class TrainingLoop {
     pos_.epoch_sums.add(r.sums);
     ++pos_.step_in_epoch;
     ++pos_.global_step;
-    const StepMetrics m = step_metrics(r, dt);
+    StepMetrics m = step_metrics(r, dt);
+    m.shard_examples = shard_examples(order, begin, end);
     if (!std::isfinite(m.loss))
       throw RunError(fmt::format(
           "the loss became {} at epoch {}, step {}: training diverged. Lower the learning rate "
           "(now {}) or check the data for extreme values",
           std::isnan(m.loss) ? "NaN" : "infinite", m.epoch, m.step, last_rate_));
     sink_.on_step(m);
+  }
+
+  // The first examples of each replica's shard of order[begin, end), as the strategy cuts it.
+  std::vector<std::vector<int64_t>> shard_examples(const std::vector<int64_t>& order, int64_t begin, int64_t end) const {
+    const ShardPlan plan(end - begin, strategy_.total_replicas());
+    std::vector<std::vector<int64_t>> shards(static_cast<size_t>(plan.replicas()));
+    for (int r = 0; r < plan.replicas(); ++r) {
+      const auto first = order.begin() + begin + plan.offset(r);
+      shards[static_cast<size_t>(r)].assign(first, first + std::min(plan.size(r), kShardExamplesShown));
+    }
+    return shards;
   }
 
   StepMetrics step_metrics(const StepResult& r, double seconds) const {

@@ -13,6 +13,8 @@
 #include "mirror/strategy/fake_communicator.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
+#include "mirror/util/rng.h"
+#include "mirror/strategy/shard_plan.h"
 #include "test_fixtures.h"
 #include "test_helpers.h"
 
@@ -196,6 +198,31 @@ TEST(Trainer, ADemoPaceSpacesTheStepsButChangesNoNumber) {
   // The waits are not training time: of the >= 1.1 s, steps of blobs take a small part even on a
   // loaded machine (a fixed margin, not a ratio: under load the steps may take a while).
   EXPECT_LT(paced.train_seconds, paced.wall - 0.5);
+}
+
+TEST(Trainer, EachStepNamesTheFirstExamplesOfEveryReplicasShard) {
+  // 3 replicas of a global batch of 50: shards of 17, 17 and 16, cut from the epoch's shuffled
+  // order; the epoch's last batch is short and cut the same way.
+  const TrainConfig c = blobs_config(3);
+  const auto data = blobs();
+  Trainer t(c, data);
+  Recorder rec;
+  TrainControl control;
+  ASSERT_EQ(t.run(rec, control).status, RunStatus::kFinished);
+  const int64_t n = data->size(Split::kTrain);
+  for (const StepMetrics& m : rec.steps) {
+    const std::vector<int64_t> order = Rng(c.seed, static_cast<uint64_t>(m.epoch)).permutation(n);
+    const int64_t begin = (m.step - 1) * c.batch_size;
+    const ShardPlan plan(m.samples, 3);
+    ASSERT_EQ(m.shard_examples.size(), 3u) << "step " << m.global_step;
+    for (int r = 0; r < 3; ++r) {
+      const auto first = order.begin() + begin + plan.offset(r);
+      const std::vector<int64_t> expected(first, first + std::min<int64_t>(plan.size(r), kShardExamplesShown));
+      EXPECT_EQ(m.shard_examples[static_cast<size_t>(r)], expected) << "step " << m.global_step << ", replica " << r;
+      EXPECT_EQ(m.replicas[static_cast<size_t>(r)].shard_size, plan.size(r));
+    }
+  }
+  EXPECT_NE(rec.steps.front().shard_examples, rec.steps[1].shard_examples);
 }
 
 TEST(Trainer, MaxStepsEndsTheRunEarly) {

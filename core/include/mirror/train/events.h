@@ -51,7 +51,12 @@ struct StepMetrics {
   std::vector<uint64_t> checksums;  // then: each replica's parameter checksum; empty when read back
   double compute_ms = 0, allreduce_ms = 0, update_ms = 0;  // means over the replicas
   std::vector<ReplicaTiming> replicas;  // each replica's timing; empty when read back
+  // Live only: the training-set indices of the first few examples (kShardExamplesShown) of each
+  // replica's shard, in replica order, so a view can show what each replica worked on; empty
+  // when read back.
+  std::vector<std::vector<int64_t>> shard_examples;
 };
+inline constexpr int64_t kShardExamplesShown = 3;
 
 // One epoch, live and read back alike (RunRecord.epochs).
 struct EpochMetrics {
