@@ -77,6 +77,14 @@ if grep -q '"status": "finished"' "$tmp/run1/run.json" && [[ $(grep -c '"type":"
 else
   failed=$((failed + 1)); echo "FAIL run-dir contents"
 fi
+# The allocator the build linked in (MIRROR_TCMALLOC), as the run records it.
+if [[ -n "${MIRROR_EXPECT_MALLOC:-}" ]]; then
+  if grep -q "\"malloc\": \"$MIRROR_EXPECT_MALLOC\"" "$tmp/run1/run.json"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); echo "FAIL malloc: run.json says $(grep -o '"malloc": "[a-z]*"' "$tmp/run1/run.json"), wanted $MIRROR_EXPECT_MALLOC"
+  fi
+fi
 expect run-dir-exists 2 'already holds a run' -- "$bin" train --preset spirals-mlp --epochs 1 --run-dir "$tmp/run1"
 if compgen -G "$tmp/run1/events.out.tfevents.*" >/dev/null && compgen -G "$tmp/run1/checkpoints/ckpt-*.pt" >/dev/null; then
   passed=$((passed + 1))

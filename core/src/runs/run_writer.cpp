@@ -16,6 +16,7 @@
 #include "mirror/runs/evaluations.h"
 #include "mirror/train/events_json.h"
 #include "mirror/util/error.h"
+#include "mirror/util/memory.h"
 #include "mirror/util/threads.h"
 
 namespace mirror {
@@ -150,7 +151,7 @@ void RunWriter::on_started(const RunStarted& e) {
   run_["parameters"] = e.parameters;
   run_["steps_per_epoch"] = e.steps_per_epoch;
   // How busy the machine was: a scaling study tells a quiet measurement from a shared one.
-  run_["machine"] = {{"cores", usable_cores()}, {"intra_op_threads", e.intra_op_threads}};
+  run_["machine"] = {{"cores", usable_cores()}, {"intra_op_threads", e.intra_op_threads}, {"malloc", malloc_name()}};
   if (const auto load = load_average()) run_["machine"]["load_average_at_start"] = *load;
   cpu_use_.emplace();
   try {

@@ -1,5 +1,7 @@
 #include "mirror/util/memory.h"
 
+#include <dlfcn.h>
+
 #include <mutex>
 
 #if defined(__GLIBC__)
@@ -18,6 +20,16 @@ void keep_freed_memory_for_reuse() {
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
   });
+}
+
+const char* malloc_name() {
+  // tcmalloc exports its entry points under their own names too; glibc's malloc does not.
+  if (dlsym(RTLD_DEFAULT, "tc_malloc") != nullptr) return "tcmalloc";
+#if defined(__GLIBC__)
+  return "glibc";
+#else
+  return "other";
+#endif
 }
 
 }  // namespace mirror

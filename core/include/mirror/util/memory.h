@@ -10,4 +10,8 @@ namespace mirror {
 // mmap and trim thresholds once per process; a no-op on other C libraries. Thread-safe.
 void keep_freed_memory_for_reuse();
 
+// The allocator serving malloc in this process: "tcmalloc" when it is linked in or preloaded
+// (the programs link it: see MIRROR_TCMALLOC), else "glibc" (or "other"). Recorded in run.json.
+const char* malloc_name();
+
 }  // namespace mirror
