@@ -1,7 +1,7 @@
 // mirrorbench: the Mirror Workbench desktop window. Wiring only.
 //
 //   mirrorbench [--preset NAME] [--train | --scaling-study] [--compare DIR...] [--x-axis step|epoch|samples|time|wall]
-//               [--pace STEPS_PER_SECOND] [--lesson NAME|FILE] [--presentation]
+//               [--pace STEPS_PER_SECOND] [--lesson NAME|FILE] [--presentation] [--view live|strategy|learned|runs]
 //               [--screenshot FILE --after SECONDS]
 //
 // --train starts training as soon as the dataset is loaded, --scaling-study runs the scaling
@@ -14,6 +14,7 @@
 #include <QAction>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -39,10 +40,25 @@ int main(int argc, char** argv) {
   const QCommandLineOption pace("pace", "Demo pace: at most this many steps a second (0: full speed).", "steps");
   const QCommandLineOption lesson("lesson", "Open this lesson (a name from Help → Lessons, or a lesson's .json file).", "name");
   const QCommandLineOption present("presentation", "Start in the presentation layout (View → Presentation, F5).");
-  cli.addOptions({preset, train, scaling, compare, x_axis, shot, after, pace, lesson, present});
+  const QCommandLineOption view("view", "Open on this page: live, strategy, learned or runs (e.g. the Strategy tab for a class).", "page");
+  cli.addOptions({preset, train, scaling, compare, x_axis, shot, after, pace, lesson, present, view});
   cli.process(app);
 
   mirror::ui::MainWindow window;
+  int view_index = -1;
+  if (cli.isSet(view)) {
+    QStringList pages;
+    for (int i = 0; i < window.views()->count(); ++i) {
+      const QString name = window.views()->tabText(i).remove('&').toLower();
+      pages << name;
+      if (name == cli.value(view).toLower()) view_index = i;
+    }
+    if (view_index < 0) {
+      std::fprintf(stderr, "mirrorbench: --view %s: no such page; give one of %s\n", qPrintable(cli.value(view)),
+                   qPrintable(pages.join(", ")));
+      return 2;
+    }
+  }
   window.resize(1440, 900);
   if (cli.isSet(preset)) window.apply_preset(cli.value(preset));
   if (cli.isSet(pace)) {
@@ -59,16 +75,18 @@ int main(int argc, char** argv) {
   const QStringList axes = {"step", "epoch", "samples", "time", "wall"};
   if (const auto i = axes.indexOf(cli.value(x_axis)); i >= 0) window.compare_view()->set_x_axis(static_cast<mirror::ui::XAxis>(i));
   if (cli.isSet(compare)) window.compare_runs(cli.values(compare));
+  if (view_index >= 0) window.views()->setCurrentIndex(view_index);
   if (cli.isSet(lesson) && !window.open_lesson(cli.value(lesson)))
     std::fprintf(stderr, "mirrorbench: --lesson %s: %s\n", qPrintable(cli.value(lesson)),
                  qPrintable(window.error_banner()->text().remove(QRegularExpression("<[^>]*>"))));
   if (cli.isSet(train) || cli.isSet(scaling)) {
     auto* poll = new QTimer(&window);
-    QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, study = cli.isSet(scaling)] {
+    QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, view_index, study = cli.isSet(scaling)] {
       if (window.dataset_panel()->loading()) return;
       poll->stop();
       if (study) window.start_scaling_study();
       else window.start_training();
+      if (view_index >= 0) window.views()->setCurrentIndex(view_index);  // starting shows the Live page
       if (!window.running() && !window.sweeping())  // say why rather than sit there
         std::fprintf(stderr, "mirrorbench: %s did not start: %s\n", study ? "--scaling-study" : "--train",
                      qPrintable(window.train_blocked_label()->text().isEmpty() ? window.train_action()->toolTip()
