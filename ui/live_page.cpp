@@ -80,6 +80,14 @@ void LivePage::share_height() {
 }
 
 void LivePage::redraw() {
+  // Another page in front of a window on screen (the Strategy tab while training): the charts'
+  // refresh would cost the GUI thread for nothing, and on a CPU-bound run training time with it.
+  // They catch up when this page is shown.
+  if (window()->isVisible() && !isVisible()) {
+    stale_ = true;
+    return;
+  }
+  stale_ = false;
   // A run whose rate moves (a schedule, warmup, a plateau cut) shows its rate, unless the
   // learning-rate chart was switched off by hand.
   if (!learning_rate_switched_off_ && charts_[3]->isHidden() && run_->learning_rate_varies()) {
@@ -104,6 +112,11 @@ void LivePage::show_learning_rate(bool on) {
   place_legends();
   share_height();
   run_->touch();
+}
+
+void LivePage::showEvent(QShowEvent* event) {
+  QSplitter::showEvent(event);
+  if (stale_) QTimer::singleShot(0, this, &LivePage::redraw);  // after the show, so the repaint lands
 }
 
 bool LivePage::learning_rate_shown() const { return !charts_[3]->isHidden(); }

@@ -37,6 +37,7 @@ class LivePage : public QSplitter {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   void redraw();
@@ -52,6 +53,7 @@ class LivePage : public QSplitter {
   bool learning_rate_switched_off_ = false;
   bool user_sized_ = false;
   bool projector_ = false;
+  bool stale_ = false;  // frames came while another page was in front: redraw when shown
 };
 
 }  // namespace mirror::ui

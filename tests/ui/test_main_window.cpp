@@ -39,6 +39,7 @@
 #include "ui/training_controller.h"
 #include "ui/training_panel.h"
 #include "ui/main_window.h"
+#include "ui/strategy_view.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -199,6 +200,23 @@ class MainWindowTest : public QObject {
     const auto record = read_run(w->run_dir().toStdString());
     QCOMPARE(QString::fromStdString(record.status), QString("finished"));
     QCOMPARE(record.epochs.size(), size_t{3});
+  }
+
+  // The charts do no work while another page is in front (the Strategy tab in class), and show
+  // the whole run when their page comes back.
+  void chartsBehindAnotherPageCatchUpWhenShown() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 2);
+    if (QTest::currentTestFailed()) return;
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    w->views()->setCurrentWidget(w->strategy_view());  // starting a run shows the Live page
+    QVERIFY(done.wait(60000));
+    QCOMPARE(w->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w->chart(Metric::kLoss)->plotted_points(), 0);
+    w->views()->setCurrentIndex(0);
+    QTRY_VERIFY(w->chart(Metric::kLoss)->plotted_points() > 0);
+    QCOMPARE(w->chart(Metric::kLoss)->plotted_points(), 2 * 32);  // every step (64 fit the chart's width)
   }
 
   // Devices → Processes: 2 runs worker 1 as a mirrortrain process beside the window (worker 0),
