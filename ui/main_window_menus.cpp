@@ -162,9 +162,11 @@ void MainWindow::build_actions() {
   help->addSeparator();
   help->addAction("About", this, [this] {
     QMessageBox::about(this, "Mirror Workbench",
-                       "Mirrored synchronous data-parallel training (TensorFlow MirroredStrategy semantics) on "
-                       "LibTorch: replicate the model, shard each global batch, all-reduce the gradients, apply "
-                       "the same update on every replica.");
+                       QString("<b>Mirror Workbench %1</b><p>Mirrored synchronous data-parallel training "
+                               "(TensorFlow MirroredStrategy semantics) on LibTorch: replicate the model, shard "
+                               "each global batch, all-reduce the gradients, apply the same update on every "
+                               "replica.</p>")
+                           .arg(QCoreApplication::applicationVersion()));
   });
 }
 

@@ -12,24 +12,44 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QAction>
+#include <QIcon>
 #include <QLabel>
 #include <QRegularExpression>
 #include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
+#include <cstring>
+#include <memory>
 
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
 #include "ui/main_window.h"
+#include "mirror/util/version.h"
+
+namespace {
+
+// --help and --version answer without a display (a terminal over ssh; help2man at build time
+// makes the man page from them), so they get a QCoreApplication instead of a window's QApplication.
+bool text_only(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    for (const char* flag : {"-h", "--help", "-?", "--help-all", "-v", "--version"})
+      if (std::strcmp(argv[i], flag) == 0) return true;
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  QApplication::setOrganizationName("MirrorWorkbench");
-  QApplication::setApplicationName("mirrorbench");
+  const std::unique_ptr<QCoreApplication> app(text_only(argc, argv) ? new QCoreApplication(argc, argv)
+                                                                    : new QApplication(argc, argv));
+  QCoreApplication::setOrganizationName("MirrorWorkbench");
+  QCoreApplication::setApplicationName("mirrorbench");
+  QCoreApplication::setApplicationVersion(mirror::kVersion);
   QCommandLineParser cli;
   cli.setApplicationDescription("Mirror Workbench: see and teach mirrored data-parallel training");
   cli.addHelpOption();
+  cli.addVersionOption();
   const QCommandLineOption preset("preset", "Start from this preset.", "name");
   const QCommandLineOption train("train", "Start training once the dataset is loaded.");
   const QCommandLineOption shot("screenshot", "Save the window as a PNG file, then quit.", "file");
@@ -42,8 +62,12 @@ int main(int argc, char** argv) {
   const QCommandLineOption present("presentation", "Start in the presentation layout (View → Presentation, F5).");
   const QCommandLineOption view("view", "Open on this page: live, strategy, learned or runs (e.g. the Strategy tab for a class).", "page");
   cli.addOptions({preset, train, scaling, compare, x_axis, shot, after, pace, lesson, present, view});
-  cli.process(app);
+  cli.process(*app);
 
+  // The icon theme's icon when the package installed it, else the same SVG built in; the desktop
+  // file's name lets Wayland compositors match the window to its menu entry.
+  QApplication::setWindowIcon(QIcon::fromTheme("mirror-workbench", QIcon(":/icons/mirror-workbench.svg")));
+  QGuiApplication::setDesktopFileName("org.mirrorworkbench.MirrorBench");
   mirror::ui::MainWindow window;
   int view_index = -1;
   if (cli.isSet(view)) {
@@ -100,5 +124,5 @@ int main(int argc, char** argv) {
       QApplication::exit(ok ? 0 : 1);
     });
   }
-  return app.exec();
+  return QApplication::exec();
 }

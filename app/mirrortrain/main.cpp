@@ -1,16 +1,24 @@
 // mirrortrain: the headless front end of Mirror Workbench. Wiring only: parse flags, call a command.
 #include <CLI/CLI.hpp>
 
+#include <fmt/format.h>
+#include <torch/version.h>
+
 #include <cstdio>
 
 #include "commands.h"
 #include "mirror/optim/optimizer.h"
+#include "mirror/util/version.h"
 
 int main(int argc, char** argv) {
   using namespace mirror::cli;
   CLI::App app{"mirrortrain: mirrored synchronous data-parallel training (MirroredStrategy semantics) "
                "on logical devices, headless"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", fmt::format("mirrortrain {}\nLibTorch {}", mirror::kVersion, TORCH_VERSION),
+                       "Print the version and exit");
+  // Every command's options on one page: the man page is made from it at build time (help2man).
+  app.set_help_all_flag("--help-all", "Print the help of every command and exit");
 
   auto add_model = [](CLI::App* cmd, ModelArgs& m) {
     cmd->add_option("--preset", m.preset, "Preset to start from (see `mirrortrain presets`)")->capture_default_str();

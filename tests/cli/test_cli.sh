@@ -37,6 +37,9 @@ expect reuters-as-published 0 'Finished' -- \
 expect reuters-sgml 0 'val_accuracy' -- "$bin" train --preset reuters-mlp --data-dir "$(dirname "$0")/../fixtures/reuters_sgml" \
   --min-wires-per-topic 3 --epochs 1 --batch-size 4
 expect presets 0 'fashion-cnn' -- "$bin" presets
+version=$(sed -nE 's/^project\(MirrorWorkbench VERSION ([0-9.]+).*/\1/p' "$(dirname "$0")/../../CMakeLists.txt")
+expect version 0 "^mirrortrain ${version//./\\.}\$" -- "$bin" --version
+expect help-all 0 'train.*--nproc' -- bash -c '"$0" --help-all | tr "\n" " "' "$bin"
 expect devices 0 'cpu:0' -- "$bin" devices
 expect datasets 0 'synthetic-text' -- "$bin" datasets
 expect train-spirals-json 0 '"type":"final".*"param_l2_norm"|"param_l2_norm".*"type":"final"' -- \

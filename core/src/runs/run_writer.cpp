@@ -18,6 +18,7 @@
 #include "mirror/util/error.h"
 #include "mirror/util/memory.h"
 #include "mirror/util/threads.h"
+#include "mirror/util/version.h"
 
 namespace mirror {
 
@@ -66,7 +67,7 @@ RunWriter::RunWriter(std::string dir, nlohmann::json config, const nlohmann::jso
           {"config", std::move(config)},
           {"host", host_name()},
           {"pid", static_cast<int64_t>(::getpid())},
-          {"versions", {{"mirror_workbench", "0.1.0"}, {"libtorch", TORCH_VERSION}}}};
+          {"versions", {{"mirror_workbench", kVersion}, {"libtorch", TORCH_VERSION}}}};
   for (const auto& [k, v] : extra.items()) run_[k] = v;
   write_run_json();
   metrics_.open(std::filesystem::path(dir_) / "metrics.jsonl", std::ios::app);

@@ -9,6 +9,7 @@
 #include "mirror/runs/recorded_run.h"
 #include "mirror/runs/sweep.h"
 #include "mirror/util/error.h"
+#include "mirror/util/version.h"
 #include "test_helpers.h"
 
 using namespace mirror;
@@ -47,6 +48,7 @@ TEST(Sweep, PlansEachPointAsATaggedRunAndRunsThemThroughRecordedRun) {
   EXPECT_EQ(last.meta.name, "lr=0.1 logical=2");
   EXPECT_EQ(last.run["config"]["devices"]["logical"], 2);
   EXPECT_DOUBLE_EQ(last.run["config"]["optimizer"]["learning_rate"].get<double>(), 0.1);
+  EXPECT_EQ(last.run["versions"]["mirror_workbench"], kVersion);  // project(VERSION), the one place it is set
   // How busy the machine was, for the scaling study to judge its numbers by.
   ASSERT_TRUE(last.run.contains("machine"));
   const nlohmann::json& machine = last.run.at("machine");
