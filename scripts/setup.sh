@@ -19,6 +19,9 @@ packages=(
   python3 python3-numpy python3-torch   # benchmark reference, golden values, torchrun
   slurm-wlm munge iproute2   # a one-node Slurm and two network namespaces for the multi-process tests
   dataset-fashion-mnist   # the embedded default dataset (/usr/share/datasets/fashion-mnist)
+  help2man                # the man pages, made at build time from the programs' --help
+  bash-completion         # tests/cli/test_completion.sh completes mirrortrain as bash would
+  dpkg-dev lintian appstream desktop-file-utils   # the .deb and its checks (scripts/package.sh)
 )
 
 if [[ $(id -u) -eq 0 ]]; then

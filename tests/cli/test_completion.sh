@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# mirrortrain's bash completion (packaging/mirrortrain.bash-completion) as bash runs it on a
+# Debian desktop: with bash-completion loaded, against the built program.
+# Usage: test_completion.sh path/to/mirrortrain
+set -u
+bin=$(readlink -f "${1:?usage: test_completion.sh path/to/mirrortrain}")
+here=$(cd "$(dirname "$0")" && pwd)
+if [[ ! -f /usr/share/bash-completion/bash_completion ]]; then
+  echo "SKIPPED: bash-completion is not installed (apt-get install bash-completion)"
+  exit 0
+fi
+source /usr/share/bash-completion/bash_completion
+source "$here/../../packaging/mirrortrain.bash-completion"
+PATH=$(dirname "$bin"):$PATH
+failed=0
+# complete WANTED WORD...: completes the last word of the command line and compares the candidates.
+complete_line() {
+  local want=$1
+  shift
+  COMP_WORDS=("$@")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMP_LINE="${COMP_WORDS[*]}"
+  COMP_POINT=${#COMP_LINE}
+  COMPREPLY=()
+  _mirrortrain
+  local got
+  got=$(printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort | tr '\n' ' ')
+  if [[ $got == "$want " ]]; then
+    echo "ok   ${COMP_WORDS[*]} -> $want"
+  else
+    failed=1
+    echo "FAIL ${COMP_WORDS[*]}: wanted '$want', got '$got'"
+  fi
+}
+complete_line "train" mirrortrain tr
+complete_line "summary sweep" mirrortrain s
+complete_line "--preset" mirrortrain train --pre
+complete_line "--nesterov --no-record --nproc --num-words" mirrortrain train --n
+complete_line "--scale-lr-with-batch --scaling --scaling-devices" mirrortrain sweep --scal
+complete_line "spirals-mlp" mirrortrain train --preset spi
+complete_line "seed-reuters seed-reuters-as-published" mirrortrain train --preset seed
+complete_line "synthetic-text" mirrortrain train --dataset synthetic-t
+complete_line "nadam" mirrortrain train --optimizer na
+complete_line "reduce-to-one" mirrortrain train --communicator re
+complete_line "compare" mirrortrain runs co
+complete_line "global-batch" mirrortrain lesson glo
+exit $failed
