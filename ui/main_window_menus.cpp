@@ -17,6 +17,7 @@
 #include <QToolBar>
 
 #include "mirror/runs/sweep.h"
+#include "mirror/util/version.h"
 #include "ui/chart_widgets.h"
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
@@ -166,7 +167,7 @@ void MainWindow::build_actions() {
                                "(TensorFlow MirroredStrategy semantics) on LibTorch: replicate the model, shard "
                                "each global batch, all-reduce the gradients, apply the same update on every "
                                "replica.</p>")
-                           .arg(QCoreApplication::applicationVersion()));
+                           .arg(mirror::kVersion));
   });
 }
 

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # mirrortrain's bash completion (packaging/mirrortrain.bash-completion) as bash runs it on a
 # Debian desktop: with bash-completion loaded, against the built program.
-# Usage: test_completion.sh path/to/mirrortrain
+# Usage: test_completion.sh path/to/mirrortrain [COMPLETION_FILE]
+# (packaging/test-install.sh passes the installed program and file)
 set -u
-bin=$(readlink -f "${1:?usage: test_completion.sh path/to/mirrortrain}")
+bin=$(readlink -f "${1:?usage: test_completion.sh path/to/mirrortrain [COMPLETION_FILE]}")
 here=$(cd "$(dirname "$0")" && pwd)
+completion=${2:-$here/../../packaging/mirrortrain.bash-completion}
 if [[ ! -f /usr/share/bash-completion/bash_completion ]]; then
   echo "SKIPPED: bash-completion is not installed (apt-get install bash-completion)"
   exit 0
 fi
 source /usr/share/bash-completion/bash_completion
-source "$here/../../packaging/mirrortrain.bash-completion"
+source "$completion"
 PATH=$(dirname "$bin"):$PATH
 failed=0
 # complete WANTED WORD...: completes the last word of the command line and compares the candidates.
