@@ -4,6 +4,7 @@
 //   build/bench/gui_throughput [steps]     (offscreen unless DISPLAY is set)
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QString>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "mirror/data/registry.h"
 #include "mirror/train/trainer.h"
@@ -40,6 +42,7 @@ double headless(const mirror::TrainConfig& c, std::shared_ptr<const mirror::Data
 struct GuiResult {
   double samples_per_sec = 0;
   double gui_thread_busy = 0;  // the GUI thread's CPU time over the run's wall time
+  double diagram_paint_ms = 0; // the Strategy tab's step diagram, one paint
   std::vector<double> lateness_ms;
 };
 
@@ -83,6 +86,7 @@ GuiResult gui(const mirror::TrainConfig& c, std::shared_ptr<const mirror::Datase
   const double cpu0 = thread_cpu_seconds();
   w.start_run(c, std::move(data));
   loop.exec();
+  r.diagram_paint_ms = w.strategy_view()->diagram()->paint_ms();
   r.gui_thread_busy = (thread_cpu_seconds() - cpu0) / (static_cast<double>(clock.nsecsElapsed()) / 1e9);
   tick.stop();
   return r;
@@ -128,28 +132,52 @@ int main(int argc, char** argv) {
   mirror::DatasetOptions o;
   o.name = "synthetic-text";
   const auto data = mirror::load_dataset(o);
-  double best_cli = 0, best_gui = 0, best_strategy = 0, busy_gui = 1, busy_strategy = 1;
-  std::vector<double> lateness;
-  for (int round = 0; round < 2; ++round) {  // alternate, best of two each, to damp noise
-    best_cli = std::max(best_cli, headless(config, data));
-    const auto plain = gui(config, data, /*probe=*/false);
-    best_gui = std::max(best_gui, plain.samples_per_sec);
-    busy_gui = std::min(busy_gui, plain.gui_thread_busy);
-    const auto s = gui(config, data, /*probe=*/false, /*strategy=*/true);
-    best_strategy = std::max(best_strategy, s.samples_per_sec);
-    busy_strategy = std::min(busy_strategy, s.gui_thread_busy);
-    auto g = gui(config, data, /*probe=*/true);
-    lateness.insert(lateness.end(), g.lateness_ms.begin(), g.lateness_ms.end());
+  // `gui_throughput STEPS [ROUNDS]`, or `gui_throughput STEPS strategy|charts`: one GUI run only, with that page in front, for a
+  // profiler (perf record --call-graph dwarf -- build/bench/gui_throughput 1000 strategy).
+  if (argc > 2 && (std::strcmp(argv[2], "strategy") == 0 || std::strcmp(argv[2], "charts") == 0)) {
+    const bool strategy = std::strcmp(argv[2], "strategy") == 0;
+    const auto r = gui(config, data, /*probe=*/false, strategy);
+    std::printf("%s page: %.0f samples/s, GUI thread busy %.1f%% of wall\n", strategy ? "Strategy" : "Live",
+                r.samples_per_sec, 100.0 * r.gui_thread_busy);
+    if (strategy) std::printf("one paint of the step diagram: %.2f ms\n", r.diagram_paint_ms);
+    return 0;
   }
-  std::printf("seed-reuters on synthetic-text, 2 logical CPU devices, batch 32, %lld steps (best of 2)\n",
-              static_cast<long long>(steps));
-  std::printf("headless (as mirrortrain): %8.0f samples/s\n", best_cli);
-  std::printf("GUI-driven (mirrorbench):  %8.0f samples/s  = %.1f%% of headless (target >= 97%%)\n", best_gui,
-              100.0 * best_gui / best_cli);
-  std::printf("  with the Strategy tab:   %8.0f samples/s  = %.1f%% of headless (target >= 97%%)\n", best_strategy,
-              100.0 * best_strategy / best_cli);
-  std::printf("GUI thread's CPU time during the run: %.1f%% of wall (charts), %.1f%% (Strategy tab)\n",
-              100.0 * busy_gui, 100.0 * busy_strategy);
+  // Rounds of headless, GUI with the charts, GUI with the Strategy tab, back to back: each round's
+  // ratios compare runs a few seconds apart, so the machine's slower and faster moments (on a
+  // shared 2-core machine the headless rate itself moves by 30%) cancel within a round; the
+  // median over the rounds is the figure, the range its spread.
+  const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
+  std::vector<double> cli_rates, gui_ratio, strategy_ratio, busy_gui, busy_strategy, lateness;
+  for (int round = 0; round < rounds; ++round) {
+    const double cli = headless(config, data);
+    const auto plain = gui(config, data, /*probe=*/false);
+    const auto s = gui(config, data, /*probe=*/false, /*strategy=*/true);
+    cli_rates.push_back(cli);
+    gui_ratio.push_back(plain.samples_per_sec / cli);
+    strategy_ratio.push_back(s.samples_per_sec / cli);
+    busy_gui.push_back(plain.gui_thread_busy);
+    busy_strategy.push_back(s.gui_thread_busy);
+    std::printf("round %d: headless %.0f samples/s, GUI %.1f%%, Strategy tab %.1f%%; GUI thread busy %.1f%% / %.1f%%\n",
+                round + 1, cli, 100 * gui_ratio.back(), 100 * strategy_ratio.back(), 100 * plain.gui_thread_busy,
+                100 * s.gui_thread_busy);
+    std::fflush(stdout);
+  }
+  const auto g = gui(config, data, /*probe=*/true);
+  lateness = g.lateness_ms;
+  const auto spread = [](const std::vector<double>& v, double scale) {
+    return QString("%1 (%2-%3)")
+        .arg(percentile(v, 0.5) * scale, 0, 'f', 1)
+        .arg(percentile(v, 0.0) * scale, 0, 'f', 1)
+        .arg(percentile(v, 1.0) * scale, 0, 'f', 1)
+        .toStdString();
+  };
+  std::printf("seed-reuters on synthetic-text, 2 logical CPU devices, batch 32, %lld steps; median (range) of %d rounds\n",
+              static_cast<long long>(steps), rounds);
+  std::printf("headless (as mirrortrain):  %s samples/s\n", spread(cli_rates, 1).c_str());
+  std::printf("GUI-driven (mirrorbench):   %s%% of headless (target >= 97%%)\n", spread(gui_ratio, 100).c_str());
+  std::printf("  with the Strategy tab:    %s%% of headless (target >= 97%%)\n", spread(strategy_ratio, 100).c_str());
+  std::printf("GUI thread's CPU time during the run: %s%% of wall (charts), %s%% (Strategy tab)\n",
+              spread(busy_gui, 100).c_str(), spread(busy_strategy, 100).c_str());
   std::printf("GUI event loop lateness while training: p50 %.2f ms, p99 %.2f ms, max %.2f ms over %zu ticks "
               "(target p99 < 50 ms)\n",
               percentile(lateness, 0.5), percentile(lateness, 0.99), percentile(lateness, 1.0), lateness.size());

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
+#include <QElapsedTimer>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -22,6 +23,8 @@ namespace mirror::ui {
 namespace {
 const QColor kCompute(31, 119, 180), kAllReduce(255, 127, 14), kUpdate(44, 160, 44);
 constexpr int kFrameMs = 33;             // at most ~30 frames a second
+constexpr int kMaxFrameMs = 125;         // and at least 8, however slow the painting
+constexpr double kPaintBudget = 0.015;   // of wall time spent painting the animation, at most
 constexpr double kLivePhaseMs = 700;     // a live replay's pace per phase
 constexpr double kWalkPhaseMs = 1100;    // step by step: slower, to read each sentence
 constexpr double kLiveRestMs = 800;      // a live replay rests on the whole step before the next
@@ -111,6 +114,10 @@ double examples_height(const StepPicture& pic, double line) {
 }  // namespace
 
 StepDiagram::StepDiagram(QWidget* parent) : QWidget(parent) {
+  // Opaque: it paints its whole rectangle, so an animation frame repaints this widget alone, not
+  // the tab pane, frames and window behind it (a profile showed those at half the GUI thread's
+  // painting while the Strategy tab animated).
+  setAttribute(Qt::WA_OpaquePaintEvent);
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
   setFocusPolicy(Qt::StrongFocus);
 }
@@ -121,8 +128,10 @@ void StepDiagram::set_picture(const StepPicture& picture) {
 }
 
 void StepDiagram::set_phase(StepPhase phase, double progress) {
+  progress = std::clamp(progress, 0.0, 1.0);
+  if (phase == phase_ && progress == progress_) return;  // a live replay's rest: nothing moves, nothing to paint
   phase_ = phase;
-  progress_ = std::clamp(progress, 0.0, 1.0);
+  progress_ = progress;
   update();
 }
 
@@ -140,7 +149,16 @@ std::vector<ProcessGroup> process_groups(const std::vector<std::string>& devices
 }
 
 void StepDiagram::paintEvent(QPaintEvent*) {
+  QElapsedTimer cost;
+  cost.start();
   QPainter p(this);
+  p.fillRect(rect(), palette().color(QPalette::Window));
+  paint(p);
+  const double ms = static_cast<double>(cost.nsecsElapsed()) / 1e6;
+  paint_ms_ = paint_ms_ == 0 ? ms : 0.8 * paint_ms_ + 0.2 * ms;
+}
+
+void StepDiagram::paint(QPainter& p) {
   p.setRenderHint(QPainter::Antialiasing);
   const QColor text = palette().color(QPalette::WindowText);
   const QFontMetrics fm = fontMetrics();
@@ -505,7 +523,11 @@ void StrategyView::on_frame() {
 void StrategyView::tick() {
   if (!walking_) return update_timer();
   const double per_phase = mode_ == Mode::kStepByStep ? kWalkPhaseMs : kLivePhaseMs;
-  phase_ms_ += kFrameMs;
+  // The replay keeps the clock's pace whatever the frame rate: frames are spaced so that painting
+  // takes at most kPaintBudget of the wall time (a training run on every core loses no more than
+  // that to the animation), between ~30 and 8 frames a second.
+  phase_ms_ += since_tick_.isValid() ? std::min<double>(static_cast<double>(since_tick_.restart()), kMaxFrameMs) : kFrameMs;
+  timer_->setInterval(std::clamp(static_cast<int>(diagram_->paint_ms() / kPaintBudget), kFrameMs, kMaxFrameMs));
   int phase = static_cast<int>(phase_);
   if (phase_ms_ >= per_phase) {
     if (phase + 1 < kStepPhases) {
@@ -527,7 +549,10 @@ void StrategyView::tick() {
 
 void StrategyView::update_timer() {
   const bool animate = isVisible() && walking_ && !diagram_->picture().replicas.empty();
-  if (animate && !timer_->isActive()) timer_->start();
+  if (animate && !timer_->isActive()) {
+    timer_->start();
+    since_tick_.start();  // time spent hidden or stopped does not move the replay
+  }
   if (!animate && timer_->isActive()) timer_->stop();
 }
 

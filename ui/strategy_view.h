@@ -8,6 +8,7 @@
 // steps and Space takes exactly one, which the view then walks through, one sentence per phase.
 
 #include <QPixmap>
+#include <QElapsedTimer>
 #include <QWidget>
 
 #include <cstdint>
@@ -25,6 +26,8 @@ class QTimer;
 namespace mirror {
 class Dataset;
 }
+
+class QPainter;
 
 namespace mirror::ui {
 
@@ -80,14 +83,18 @@ class StepDiagram : public QWidget {
   void set_phase(StepPhase phase, double progress);
   const StepPicture& picture() const { return picture_; }
   QSize sizeHint() const override { return {640, 420}; }
+  // What one paint of the diagram costs, ms (a moving average): the view paces its frames by it.
+  double paint_ms() const { return paint_ms_; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
 
  private:
+  void paint(QPainter& p);
   StepPicture picture_;
   StepPhase phase_ = StepPhase::kSyncCheck;
   double progress_ = 1.0;
+  double paint_ms_ = 0;
 };
 
 class StrategyView : public QWidget {
@@ -145,6 +152,7 @@ class StrategyView : public QWidget {
   Mode mode_ = Mode::kLive;
   StepPhase phase_ = StepPhase::kSyncCheck;
   double phase_ms_ = 0;          // time spent in the current phase of the replay
+  QElapsedTimer since_tick_;     // wall time since the last frame: the replay's pace is the clock's
   int64_t walked_step_ = 0;      // step by step: the step last walked through
   bool walking_ = false;         // a replay is going (live: always; step by step: once per step)
 };
