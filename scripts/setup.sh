@@ -22,6 +22,7 @@ packages=(
   help2man                # the man pages, made at build time from the programs' --help
   bash-completion         # tests/cli/test_completion.sh completes mirrortrain as bash would
   dpkg-dev lintian appstream desktop-file-utils   # the .deb and its checks (scripts/package.sh)
+  protobuf-compiler python3-protobuf   # tests read TensorBoard files with TensorBoard's own field numbers
 )
 
 if [[ $(id -u) -eq 0 ]]; then

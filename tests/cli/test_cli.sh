@@ -89,10 +89,11 @@ if [[ -n "${MIRROR_EXPECT_MALLOC:-}" ]]; then
   fi
 fi
 expect run-dir-exists 2 'already holds a run' -- "$bin" train --preset spirals-mlp --epochs 1 --run-dir "$tmp/run1"
-if compgen -G "$tmp/run1/events.out.tfevents.*" >/dev/null && compgen -G "$tmp/run1/checkpoints/ckpt-*.pt" >/dev/null; then
+if compgen -G "$tmp/run1/train/events.out.tfevents.*" >/dev/null && compgen -G "$tmp/run1/validation/events.out.tfevents.*" >/dev/null &&
+   compgen -G "$tmp/run1/checkpoints/ckpt-*.pt" >/dev/null; then
   passed=$((passed + 1))
 else
-  failed=$((failed + 1)); echo "FAIL run-dir: no TensorBoard events or checkpoint"
+  failed=$((failed + 1)); echo "FAIL run-dir: no TensorBoard events in train/ and validation/, or no checkpoint"
 fi
 # Runs are recorded by default; list, show and compare them.
 expect default-record 0 "Recording to $tmp/runs/" -- "$bin" train --preset spirals-mlp --epochs 2 --lr 0.02

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -62,15 +63,73 @@ struct Reader {
   }
 };
 
+// TensorProto { dtype=1, tensor_content=4, float_val=5, double_val=6 }: the first value of a
+// float (DT_FLOAT = 1) or double (DT_DOUBLE = 2) tensor, from its packed or unpacked values or its
+// raw content.
+bool parse_tensor(const std::string& s, size_t pos, size_t end, float& value) {
+  Reader r{s, pos, end};
+  uint64_t dtype = 0;
+  std::string content;
+  bool found = false;
+  while (r.ok && r.pos < r.end) {
+    const uint64_t key = r.varint();
+    const int field = static_cast<int>(key >> 3), wire = static_cast<int>(key & 7);
+    if (field == 1 && wire == 0) {
+      dtype = r.varint();
+    } else if ((field == 4 || field == 5 || field == 6) && wire == 2) {
+      const uint64_t n = r.varint();
+      if (n > r.end - std::min(r.pos, r.end)) return false;
+      if (field == 4) {
+        content = s.substr(r.pos, n);
+      } else if (!found && field == 5 && n >= 4) {  // packed floats
+        std::memcpy(&value, s.data() + r.pos, 4);
+        found = true;
+      } else if (!found && field == 6 && n >= 8) {  // packed doubles
+        double d;
+        std::memcpy(&d, s.data() + r.pos, 8);
+        value = static_cast<float>(d);
+        found = true;
+      }
+      r.pos += n;
+    } else if (field == 5 && wire == 5 && r.pos + 4 <= r.end && !found) {
+      std::memcpy(&value, s.data() + r.pos, 4);
+      r.pos += 4;
+      found = true;
+    } else if (field == 6 && wire == 1 && r.pos + 8 <= r.end && !found) {
+      double d;
+      std::memcpy(&d, s.data() + r.pos, 8);
+      r.pos += 8;
+      value = static_cast<float>(d);
+      found = true;
+    } else {
+      r.skip(wire);
+    }
+  }
+  if (found || !r.ok) return found && r.ok;
+  if (dtype == 1 && content.size() >= 4) {
+    std::memcpy(&value, content.data(), 4);
+    return true;
+  }
+  if (dtype == 2 && content.size() >= 8) {
+    double d;
+    std::memcpy(&d, content.data(), 8);
+    value = static_cast<float>(d);
+    return true;
+  }
+  return false;
+}
+
+// Summary.Value { tag=1, simple_value=2, tensor=8 }.
 void parse_value(const std::string& s, size_t pos, size_t end, ScalarPoint& p, bool& has_value) {
   Reader r{s, pos, end};
   while (r.ok && r.pos < r.end) {
     const uint64_t key = r.varint();
     const int field = static_cast<int>(key >> 3), wire = static_cast<int>(key & 7);
-    if (field == 1 && wire == 2) {
+    if ((field == 1 || field == 8) && wire == 2) {
       const uint64_t n = r.varint();
       if (r.pos + n > r.end) return;
-      p.tag = s.substr(r.pos, n);
+      if (field == 1) p.tag = s.substr(r.pos, n);
+      else if (parse_tensor(s, r.pos, r.pos + n, p.value)) has_value = true;
       r.pos += n;
     } else if (field == 2 && wire == 5 && r.pos + 4 <= r.end) {
       std::memcpy(&p.value, s.data() + r.pos, 4);
@@ -80,6 +139,30 @@ void parse_value(const std::string& s, size_t pos, size_t end, ScalarPoint& p, b
       r.skip(wire);
     }
   }
+}
+
+// An Event's bytes as one TFRecord: length, masked CRC of the length, data, masked CRC of the data.
+std::string framed(const std::string& event) {
+  std::string record;
+  const uint64_t length = event.size();
+  put_le(record, length);
+  put_le(record, masked_crc32c(&length, sizeof length));
+  record += event;
+  put_le(record, masked_crc32c(event.data(), event.size()));
+  return record;
+}
+
+// Event { wall_time=1, step=2, summary=5 { value=1 { <value> } } }.
+std::string scalar_event(double wall_time, int64_t step, const std::string& value) {
+  std::string event;
+  put_varint(event, 1 << 3 | 1);
+  put_le(event, wall_time);
+  put_varint(event, 2 << 3 | 0);
+  put_varint(event, static_cast<uint64_t>(step));
+  std::string summary;
+  put_bytes_field(summary, 1, value);
+  put_bytes_field(event, 5, summary);
+  return event;
 }
 }  // namespace
 
@@ -95,29 +178,44 @@ uint32_t masked_crc32c(const void* data, size_t size) {
 }
 
 std::string tensorboard_record(double wall_time, int64_t step, const std::string& tag, float value) {
-  std::string event;
-  put_varint(event, 1 << 3 | 1);
-  put_le(event, wall_time);
-  put_varint(event, 2 << 3 | 0);
-  put_varint(event, static_cast<uint64_t>(step));
-  if (tag.empty()) {
+  if (tag.empty()) {  // Event { wall_time, step, file_version=3 }
+    std::string event;
+    put_varint(event, 1 << 3 | 1);
+    put_le(event, wall_time);
+    put_varint(event, 2 << 3 | 0);
+    put_varint(event, static_cast<uint64_t>(step));
     put_bytes_field(event, 3, "brain.Event:2");
-  } else {
-    std::string v;
-    put_bytes_field(v, 1, tag);
-    put_varint(v, 2 << 3 | 5);
-    put_le(v, value);
-    std::string summary;
-    put_bytes_field(summary, 1, v);
-    put_bytes_field(event, 5, summary);
+    return framed(event);
   }
-  std::string record;
-  const uint64_t length = event.size();
-  put_le(record, length);
-  put_le(record, masked_crc32c(&length, sizeof length));
-  record += event;
-  put_le(record, masked_crc32c(event.data(), event.size()));
-  return record;
+  std::string v;  // Value { tag=1, simple_value=2 }
+  put_bytes_field(v, 1, tag);
+  put_varint(v, 2 << 3 | 5);
+  put_le(v, value);
+  return framed(scalar_event(wall_time, step, v));
+}
+
+std::string tensorboard_tensor_record(double wall_time, int64_t step, const std::string& tag, float value) {
+  if (tag.empty()) return tensorboard_record(wall_time, step, tag, value);
+  // SummaryMetadata { plugin_data=1 { plugin_name=1 "scalars" }, data_class=4 DATA_CLASS_SCALAR (1) }
+  std::string plugin;
+  put_bytes_field(plugin, 1, "scalars");
+  std::string metadata;
+  put_bytes_field(metadata, 1, plugin);
+  put_varint(metadata, 4 << 3 | 0);
+  put_varint(metadata, 1);
+  // TensorProto { dtype=1 DT_FLOAT (1), tensor_shape=2 {} (rank 0), float_val=5 [value] (packed) }
+  std::string tensor;
+  put_varint(tensor, 1 << 3 | 0);
+  put_varint(tensor, 1);
+  put_bytes_field(tensor, 2, "");
+  std::string packed;
+  put_le(packed, value);
+  put_bytes_field(tensor, 5, packed);
+  std::string v;  // Value { tag=1, tensor=8, metadata=9 }
+  put_bytes_field(v, 1, tag);
+  put_bytes_field(v, 8, tensor);
+  put_bytes_field(v, 9, metadata);
+  return framed(scalar_event(wall_time, step, v));
 }
 
 std::vector<ScalarPoint> read_tensorboard_scalars(const std::string& path, std::string* warning) {
@@ -176,42 +274,70 @@ std::vector<ScalarPoint> read_tensorboard_scalars(const std::string& path, std::
   return out;
 }
 
-TensorBoardWriter::TensorBoardWriter(const std::string& dir) {
-  std::filesystem::create_directories(dir);
-  char host[256] = "localhost";
-  gethostname(host, sizeof host - 1);
-  const double now = now_seconds();
-  path_ = (std::filesystem::path(dir) / fmt::format("events.out.tfevents.{}.{}", static_cast<int64_t>(now), host)).string();
-  out_.open(path_, std::ios::binary | std::ios::app);
-  if (!out_) throw RunError(fmt::format("{}: cannot create the TensorBoard event file", path_));
-  out_ << tensorboard_record(now, 0, "", 0);
-  out_.flush();
+std::vector<std::string> tensorboard_files(const std::string& run_dir) {
+  std::vector<std::string> out;
+  for (const char* sub : {"", "train", "validation"}) {
+    const std::filesystem::path dir = std::filesystem::path(run_dir) / sub;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    std::vector<std::string> here;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+      if (entry.is_regular_file(ec) && entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0)
+        here.push_back(entry.path().string());
+    std::sort(here.begin(), here.end());  // the name starts with the unix time it was made
+    out.insert(out.end(), here.begin(), here.end());
+  }
+  return out;
 }
 
-void TensorBoardWriter::scalar(int64_t step, const std::string& tag, double value) {
-  out_ << tensorboard_record(now_seconds(), step, tag, static_cast<float>(value));
+TensorBoardWriter::TensorBoardWriter(const std::string& dir) {
+  const double now = now_seconds();
+  open(train_, (std::filesystem::path(dir) / "train").string(), now);
+  open(validation_, (std::filesystem::path(dir) / "validation").string(), now);
+}
+
+void TensorBoardWriter::open(File& f, const std::string& dir, double now) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  char host[256] = "localhost";
+  gethostname(host, sizeof host - 1);
+  f.path = (std::filesystem::path(dir) / fmt::format("events.out.tfevents.{}.{}.v2", static_cast<int64_t>(now), host)).string();
+  f.out.open(f.path, std::ios::binary | std::ios::app);
+  if (!f.out) throw RunError(fmt::format("{}: cannot create the TensorBoard event file", f.path));
+  f.out << tensorboard_record(now, 0, "", 0);
+  f.out.flush();
+}
+
+void TensorBoardWriter::scalar(File& f, int64_t step, const std::string& tag, double value) {
+  f.out << tensorboard_tensor_record(now_seconds(), step, tag, static_cast<float>(value));
 }
 
 void TensorBoardWriter::on_step(const StepMetrics& e) {
-  last_step_ = e.global_step;
-  scalar(e.global_step, "train/loss", e.loss);
-  scalar(e.global_step, "train/accuracy", e.accuracy);
-  scalar(e.global_step, "train/top_k_accuracy", e.top_k_accuracy);
-  scalar(e.global_step, "throughput/samples_per_sec", e.samples_per_sec);
-  if (e.learning_rate > 0) scalar(e.global_step, "learning_rate", e.learning_rate);
+  scalar(train_, e.global_step, "batch_loss", e.loss);
+  scalar(train_, e.global_step, "batch_accuracy", e.accuracy);
+  scalar(train_, e.global_step, "batch_top_k_categorical_accuracy", e.top_k_accuracy);
+  if (e.learning_rate > 0) scalar(train_, e.global_step, "batch_learning_rate", e.learning_rate);
+  scalar(train_, e.global_step, "batch_samples_per_sec", e.samples_per_sec);
 }
 
 void TensorBoardWriter::on_epoch(const EpochMetrics& e) {
-  scalar(last_step_, "epoch/loss", e.loss);
-  scalar(last_step_, "epoch/accuracy", e.accuracy);
+  const int64_t step = std::max(0, e.epoch - 1);  // Keras counts epochs from 0
+  scalar(train_, step, "epoch_loss", e.loss);
+  scalar(train_, step, "epoch_accuracy", e.accuracy);
+  scalar(train_, step, "epoch_top_k_categorical_accuracy", e.top_k_accuracy);
+  if (e.learning_rate > 0) scalar(train_, step, "epoch_learning_rate", e.learning_rate);
   if (e.has_validation) {
-    scalar(last_step_, "val/loss", e.val_loss);
-    scalar(last_step_, "val/accuracy", e.val_accuracy);
-    scalar(last_step_, "val/top_k_accuracy", e.val_top_k_accuracy);
+    scalar(validation_, step, "epoch_loss", e.val_loss);
+    scalar(validation_, step, "epoch_accuracy", e.val_accuracy);
+    scalar(validation_, step, "epoch_top_k_categorical_accuracy", e.val_top_k_accuracy);
   }
-  out_.flush();
+  train_.out.flush();
+  validation_.out.flush();
 }
 
-void TensorBoardWriter::on_finished(const RunFinished&) { out_.flush(); }
+void TensorBoardWriter::on_finished(const RunFinished&) {
+  train_.out.flush();
+  validation_.out.flush();
+}
 
 }  // namespace mirror

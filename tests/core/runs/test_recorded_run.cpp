@@ -14,6 +14,7 @@
 #include "mirror/data/synthetic.h"
 #include "mirror/runs/checkpoint.h"
 #include "mirror/runs/recorded_run.h"
+#include "mirror/runs/tensorboard.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
@@ -75,10 +76,11 @@ TEST(RecordedRun, RecordsEverythingAndTheObserverHearsTheEndLast) {
   EXPECT_EQ(r.meta.tags, std::vector<std::string>{"sw-test"});
   EXPECT_EQ(r.run["sweep"]["id"], "sw-test");
   EXPECT_EQ(r.run["config"]["checkpoint_every_steps"], 5);
-  bool tensorboard = false;
-  for (const auto& e : fs::directory_iterator(run.dir()))
-    tensorboard |= e.path().filename().string().rfind("events.out.tfevents.", 0) == 0;
-  EXPECT_TRUE(tensorboard);
+  // TensorBoard in Keras' layout: one file in train/, one in validation/.
+  const auto events = tensorboard_files(run.dir());
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(fs::path(events[0]).parent_path().filename(), "train");
+  EXPECT_EQ(fs::path(events[1]).parent_path().filename(), "validation");
   // Every 5 steps and at each epoch end (12, 24, 36), pruned to the newest three.
   const auto kept = list_checkpoints(run.dir() + "/checkpoints");
   ASSERT_EQ(kept.size(), 3u);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -67,49 +68,123 @@ TEST(TensorBoard, RecordsHaveTheExactTfRecordLayout) {
   EXPECT_EQ(tensorboard_record(2.0, 300, "train/loss", 0.25f), expected);
 }
 
-TEST(TensorBoard, WriterRoundTripsAndAKilledWriterLosesOnlyItsLastRecord) {
+TEST(TensorBoard, TensorScalarsHaveTheLayoutTensorFlow2Writes) {
+  // Value{tag="epoch_loss", tensor=TensorProto{dtype=DT_FLOAT, tensor_shape={}, float_val=[0.25]},
+  //       metadata=SummaryMetadata{plugin_data={plugin_name="scalars"}, data_class=DATA_CLASS_SCALAR}},
+  // assembled by hand from TensorBoard's field numbers.
+  std::string tensor("\x08\x01\x12\x00\x2a\x04", 6);
+  tensor.append("\x00\x00\x80\x3e", 4);  // 0.25f
+  const std::string metadata = std::string("\x0a\x09\x0a\x07", 4) + "scalars" + std::string("\x20\x01", 2);
+  std::string value = std::string("\x0a\x0a") + "epoch_loss";
+  value += '\x42';
+  value += static_cast<char>(tensor.size());
+  value += tensor;
+  value += '\x4a';
+  value += static_cast<char>(metadata.size());
+  value += metadata;
+  std::string summary(1, '\x0a');
+  summary += static_cast<char>(value.size());
+  summary += value;
+  std::string event(1, '\x09');
+  event.append("\x00\x00\x00\x00\x00\x00\x00\x40", 8);  // 2.0
+  event += "\x10\x03\x2a";                                  // step 3, then the summary field
+  event += static_cast<char>(summary.size());
+  event += summary;
+  const std::string expected = le64(event.size()) + le32(reference_masked(le64(event.size()))) + event + le32(reference_masked(event));
+  EXPECT_EQ(tensorboard_tensor_record(2.0, 3, "epoch_loss", 0.25f), expected);
+}
+
+TEST(TensorBoard, ReadsBothScalarFormsAndDoubleTensors) {
+  const auto dir = fs::temp_directory_path() / ("mirror-tb-forms-" + std::to_string(::getpid()));
+  mirror::testing::remove_tree(dir);
+  fs::create_directories(dir);
+  // A run recorded before 0.2 (simple_value), then TensorFlow 2's form, then a double tensor given
+  // as raw tensor_content, as other writers may.
+  std::string doubles("\x08\x02\x12\x00\x22\x08", 6);
+  const double d = 0.125;
+  doubles.append(reinterpret_cast<const char*>(&d), 8);
+  std::string value = std::string("\x0a\x01") + "d" + '\x42' + static_cast<char>(doubles.size()) + doubles;
+  std::string summary = std::string(1, '\x0a') + static_cast<char>(value.size()) + value;
+  std::string event = std::string("\x10\x07\x2a", 3) + static_cast<char>(summary.size()) + summary;
+  const std::string raw = le64(event.size()) + le32(reference_masked(le64(event.size()))) + event + le32(reference_masked(event));
+  const auto path = (dir / "events.out.tfevents.1.host").string();
+  std::ofstream(path, std::ios::binary) << tensorboard_record(1, 0, "", 0) << tensorboard_record(1, 5, "train/loss", 0.5f)
+                                         << tensorboard_tensor_record(1, 6, "epoch_loss", 0.75f) << raw;
+  std::string warning;
+  const auto points = read_tensorboard_scalars(path, &warning);
+  EXPECT_TRUE(warning.empty()) << warning;
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0].tag, "train/loss");
+  EXPECT_FLOAT_EQ(points[0].value, 0.5f);
+  EXPECT_EQ(points[1].tag, "epoch_loss");
+  EXPECT_EQ(points[1].step, 6);
+  EXPECT_FLOAT_EQ(points[1].value, 0.75f);
+  EXPECT_EQ(points[2].tag, "d");
+  EXPECT_EQ(points[2].step, 7);
+  EXPECT_FLOAT_EQ(points[2].value, 0.125f);
+  mirror::testing::remove_tree(dir);
+}
+
+TEST(TensorBoard, WriterUsesKerasLayoutAndAKilledWriterLosesOnlyItsLastRecord) {
   const auto dir = fs::temp_directory_path() / ("mirror-tb-" + std::to_string(::getpid()));
   mirror::testing::remove_tree(dir);
-  std::string path;
+  std::string train, validation;
   {
     TensorBoardWriter w(dir.string());
-    path = w.path();
-    for (int64_t s = 1; s <= 5; ++s) {
-      StepMetrics m;
-      m.global_step = s;
-      m.loss = 1.0 / static_cast<double>(s);
-      w.on_step(m);
+    train = w.train_path();
+    validation = w.validation_path();
+    for (int epoch = 1; epoch <= 2; ++epoch) {
+      for (int64_t s = 1; s <= 5; ++s) {
+        StepMetrics m;
+        m.global_step = (epoch - 1) * 5 + s;
+        m.loss = 1.0 / static_cast<double>(m.global_step);
+        m.learning_rate = 0.01;
+        w.on_step(m);
+      }
+      EpochMetrics e;
+      e.epoch = epoch;
+      e.loss = 0.5 / epoch;
+      e.learning_rate = 0.01;
+      e.has_validation = true;
+      e.val_accuracy = 0.25 * epoch;
+      w.on_epoch(e);
     }
-    EpochMetrics e;
-    e.has_validation = true;
-    e.val_accuracy = 0.75;
-    w.on_epoch(e);
   }
-  EXPECT_EQ(fs::path(path).filename().string().rfind("events.out.tfevents.", 0), 0u);
+  EXPECT_EQ(fs::path(train).parent_path(), dir / "train");
+  EXPECT_EQ(fs::path(validation).parent_path(), dir / "validation");
+  EXPECT_EQ(fs::path(train).filename().string().rfind("events.out.tfevents.", 0), 0u);
+  EXPECT_EQ(tensorboard_files(dir.string()), (std::vector<std::string>{train, validation}));
   std::string warning;
-  auto points = read_tensorboard_scalars(path, &warning);
+  auto points = read_tensorboard_scalars(train, &warning);
   EXPECT_TRUE(warning.empty()) << warning;
-  ASSERT_EQ(points.size(), 5u * 4 + 5);
-  EXPECT_EQ(points[4].tag, "train/loss");
-  EXPECT_EQ(points[4].step, 2);
-  EXPECT_FLOAT_EQ(points[4].value, 0.5f);
-  EXPECT_EQ(points.back().tag, "val/top_k_accuracy");
-  const auto val = std::find_if(points.begin(), points.end(), [](const ScalarPoint& p) { return p.tag == "val/accuracy"; });
-  ASSERT_NE(val, points.end());
-  EXPECT_FLOAT_EQ(val->value, 0.75f);
+  ASSERT_EQ(points.size(), 2u * (5 * 5 + 4));  // per step 5 batch_* scalars, per epoch 4 epoch_*
+  EXPECT_EQ(points[5].tag, "batch_loss");
+  EXPECT_EQ(points[5].step, 2);
+  EXPECT_FLOAT_EQ(points[5].value, 0.5f);
+  const auto second_epoch = std::find_if(points.rbegin(), points.rend(), [](const ScalarPoint& p) { return p.tag == "epoch_loss"; });
+  ASSERT_NE(second_epoch, points.rend());
+  EXPECT_EQ(second_epoch->step, 1);  // epochs count from 0, as Keras'
+  EXPECT_FLOAT_EQ(second_epoch->value, 0.25f);
+  const auto val = read_tensorboard_scalars(validation, &warning);
+  ASSERT_EQ(val.size(), 2u * 3);
+  EXPECT_EQ(val[1].tag, "epoch_accuracy");
+  EXPECT_EQ(val[1].step, 0);
+  EXPECT_FLOAT_EQ(val[1].value, 0.25f);
+  EXPECT_EQ(val.back().tag, "epoch_top_k_categorical_accuracy");
+  EXPECT_EQ(val.back().step, 1);
   // Cut the file inside its last record, as a kill -9 mid-write would.
-  fs::resize_file(path, fs::file_size(path) - 7);
-  points = read_tensorboard_scalars(path, &warning);
-  EXPECT_EQ(points.size(), 5u * 4 + 4);
+  fs::resize_file(train, fs::file_size(train) - 7);
+  points = read_tensorboard_scalars(train, &warning);
+  EXPECT_EQ(points.size(), 2u * (5 * 5 + 4) - 1);
   EXPECT_NE(warning.find("cut short"), std::string::npos) << warning;
   // A flipped byte is caught by the CRC.
   {
-    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    std::fstream f(train, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(60);
     f.put('\x7f');
   }
   warning.clear();
-  points = read_tensorboard_scalars(path, &warning);
+  points = read_tensorboard_scalars(train, &warning);
   EXPECT_NE(warning.find("wrong CRC"), std::string::npos) << warning;
   mirror::testing::remove_tree(dir);
 }
