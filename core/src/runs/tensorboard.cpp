@@ -152,13 +152,19 @@ std::string framed(const std::string& event) {
   return record;
 }
 
-// Event { wall_time=1, step=2, summary=5 { value=1 { <value> } } }.
-std::string scalar_event(double wall_time, int64_t step, const std::string& value) {
+// The start of every Event: wall_time=1, step=2.
+std::string event_header(double wall_time, int64_t step) {
   std::string event;
   put_varint(event, 1 << 3 | 1);
   put_le(event, wall_time);
   put_varint(event, 2 << 3 | 0);
   put_varint(event, static_cast<uint64_t>(step));
+  return event;
+}
+
+// Event { wall_time=1, step=2, summary=5 { value=1 { <value> } } }.
+std::string scalar_event(double wall_time, int64_t step, const std::string& value) {
+  std::string event = event_header(wall_time, step);
   std::string summary;
   put_bytes_field(summary, 1, value);
   put_bytes_field(event, 5, summary);
@@ -179,11 +185,7 @@ uint32_t masked_crc32c(const void* data, size_t size) {
 
 std::string tensorboard_record(double wall_time, int64_t step, const std::string& tag, float value) {
   if (tag.empty()) {  // Event { wall_time, step, file_version=3 }
-    std::string event;
-    put_varint(event, 1 << 3 | 1);
-    put_le(event, wall_time);
-    put_varint(event, 2 << 3 | 0);
-    put_varint(event, static_cast<uint64_t>(step));
+    std::string event = event_header(wall_time, step);
     put_bytes_field(event, 3, "brain.Event:2");
     return framed(event);
   }

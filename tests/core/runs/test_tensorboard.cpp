@@ -32,6 +32,10 @@ uint32_t reference_masked(const std::string& bytes) {
 }
 std::string le32(uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); }
 std::string le64(uint64_t v) { return std::string(reinterpret_cast<const char*>(&v), 8); }
+// An Event's bytes framed as one TFRecord, by the reference CRC.
+std::string reference_record(const std::string& event) {
+  return le64(event.size()) + le32(reference_masked(le64(event.size()))) + event + le32(reference_masked(event));
+}
 }  // namespace
 
 TEST(TensorBoard, Crc32cMatchesThePublishedCheckValueAndABitwiseReference) {
@@ -49,7 +53,7 @@ TEST(TensorBoard, RecordsHaveTheExactTfRecordLayout) {
   // The file-version event at wall time 1.5, step 0, assembled by hand from the Event proto.
   std::string event = std::string("\x09", 1) + std::string("\x00\x00\x00\x00\x00\x00\xf8\x3f", 8) +
                       std::string("\x10\x00", 2) + "\x1a\x0d" + "brain.Event:2";
-  std::string expected = le64(event.size()) + le32(reference_masked(le64(event.size()))) + event + le32(reference_masked(event));
+  std::string expected = reference_record(event);
   EXPECT_EQ(tensorboard_record(1.5, 0, "", 0), expected);
   // A scalar: Event{wall_time=2, step=300, summary{value{tag="train/loss", simple_value=0.25}}}.
   std::string value("\x0a\x0a");
@@ -64,7 +68,7 @@ TEST(TensorBoard, RecordsHaveTheExactTfRecordLayout) {
   scalar += "\x10\xac\x02\x2a";                          // step 300, then the summary field
   scalar += static_cast<char>(summary.size());
   scalar += summary;
-  expected = le64(scalar.size()) + le32(reference_masked(le64(scalar.size()))) + scalar + le32(reference_masked(scalar));
+  expected = reference_record(scalar);
   EXPECT_EQ(tensorboard_record(2.0, 300, "train/loss", 0.25f), expected);
 }
 
@@ -90,7 +94,7 @@ TEST(TensorBoard, TensorScalarsHaveTheLayoutTensorFlow2Writes) {
   event += "\x10\x03\x2a";                                  // step 3, then the summary field
   event += static_cast<char>(summary.size());
   event += summary;
-  const std::string expected = le64(event.size()) + le32(reference_masked(le64(event.size()))) + event + le32(reference_masked(event));
+  const std::string expected = reference_record(event);
   EXPECT_EQ(tensorboard_tensor_record(2.0, 3, "epoch_loss", 0.25f), expected);
 }
 
@@ -106,7 +110,7 @@ TEST(TensorBoard, ReadsBothScalarFormsAndDoubleTensors) {
   std::string value = std::string("\x0a\x01") + "d" + '\x42' + static_cast<char>(doubles.size()) + doubles;
   std::string summary = std::string(1, '\x0a') + static_cast<char>(value.size()) + value;
   std::string event = std::string("\x10\x07\x2a", 3) + static_cast<char>(summary.size()) + summary;
-  const std::string raw = le64(event.size()) + le32(reference_masked(le64(event.size()))) + event + le32(reference_masked(event));
+  const std::string raw = reference_record(event);
   const auto path = (dir / "events.out.tfevents.1.host").string();
   std::ofstream(path, std::ios::binary) << tensorboard_record(1, 0, "", 0) << tensorboard_record(1, 5, "train/loss", 0.5f)
                                          << tensorboard_tensor_record(1, 6, "epoch_loss", 0.75f) << raw;
