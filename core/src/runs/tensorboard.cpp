@@ -10,28 +10,13 @@
 #include <filesystem>
 
 #include "mirror/util/error.h"
+#include "util/protobuf_wire.h"
 
 namespace mirror {
 
 namespace {
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-template <typename T>
-void put_le(std::string& out, T v) {
-  char b[sizeof(T)];
-  std::memcpy(b, &v, sizeof(T));  // x86-64 and aarch64 are little-endian, as the format is
-  out.append(b, sizeof(T));
-}
-void put_bytes_field(std::string& out, int field, const std::string& bytes) {
-  put_varint(out, static_cast<uint64_t>(field) << 3 | 2);
-  put_varint(out, bytes.size());
-  out += bytes;
-}
+using wire::put_bytes_field;
+using wire::put_le;
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -155,10 +140,8 @@ std::string framed(const std::string& event) {
 // The start of every Event: wall_time=1, step=2.
 std::string event_header(double wall_time, int64_t step) {
   std::string event;
-  put_varint(event, 1 << 3 | 1);
-  put_le(event, wall_time);
-  put_varint(event, 2 << 3 | 0);
-  put_varint(event, static_cast<uint64_t>(step));
+  wire::put_double_field(event, 1, wall_time);
+  wire::put_int_field(event, 2, step);
   return event;
 }
 
@@ -191,8 +174,7 @@ std::string tensorboard_record(double wall_time, int64_t step, const std::string
   }
   std::string v;  // Value { tag=1, simple_value=2 }
   put_bytes_field(v, 1, tag);
-  put_varint(v, 2 << 3 | 5);
-  put_le(v, value);
+  wire::put_float_field(v, 2, value);
   return framed(scalar_event(wall_time, step, v));
 }
 
@@ -203,12 +185,10 @@ std::string tensorboard_tensor_record(double wall_time, int64_t step, const std:
   put_bytes_field(plugin, 1, "scalars");
   std::string metadata;
   put_bytes_field(metadata, 1, plugin);
-  put_varint(metadata, 4 << 3 | 0);
-  put_varint(metadata, 1);
+  wire::put_varint_field(metadata, 4, 1);
   // TensorProto { dtype=1 DT_FLOAT (1), tensor_shape=2 {} (rank 0), float_val=5 [value] (packed) }
   std::string tensor;
-  put_varint(tensor, 1 << 3 | 0);
-  put_varint(tensor, 1);
+  wire::put_varint_field(tensor, 1, 1);
   put_bytes_field(tensor, 2, "");
   std::string packed;
   put_le(packed, value);
