@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "mirror/model/lowering.h"
 #include "mirror/util/error.h"
 
 namespace mirror {
@@ -59,121 +60,77 @@ torch::nn::Functional activation_module(Activation a) {
   return torch::nn::Functional([](torch::Tensor x) { return x; });
 }
 
-// Keras keeps channels last; LibTorch's convolutions and pools want them first. The builder
-// tracks which layout the running tensor is in and permutes only where a layer needs the other.
-class LayoutTracker {
- public:
-  LayoutTracker(torch::nn::Sequential& seq) : seq_(seq) {}
-  void need_channels_first(size_t rank) {
-    if (channels_first_ || rank < 2) return;
-    if (rank == 2) seq_->push_back(torch::nn::Functional([](torch::Tensor x) { return x.permute({0, 2, 1}); }));
-    else seq_->push_back(torch::nn::Functional([](torch::Tensor x) { return x.permute({0, 3, 1, 2}); }));
-    channels_first_ = true;
-  }
-  void need_channels_last(size_t rank) {
-    if (!channels_first_ || rank < 2) return;
-    if (rank == 2) seq_->push_back(torch::nn::Functional([](torch::Tensor x) { return x.permute({0, 2, 1}); }));
-    else seq_->push_back(torch::nn::Functional([](torch::Tensor x) { return x.permute({0, 2, 3, 1}); }));
-    channels_first_ = false;
-  }
-  bool channels_first() const { return channels_first_; }
-  void set_channels_first(bool v) { channels_first_ = v; }
 
- private:
-  torch::nn::Sequential& seq_;
-  bool channels_first_ = false;
-};
+// The LibTorch module of one op; ops without a name go in unnamed.
+torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>& dropout_generator) {
+  const auto& l = op.layer;
+  switch (op.kind) {
+    case OpKind::kPermute: {
+      std::vector<int64_t> perm = op.perm;
+      return torch::nn::AnyModule(torch::nn::Functional([perm](torch::Tensor x) { return x.permute(perm); }));
+    }
+    case OpKind::kEmbedding:
+      return torch::nn::AnyModule(torch::nn::Embedding(l.input_dim, l.output_dim));
+    case OpKind::kConv: {
+      if (op.spatial == 1) {
+        auto o = torch::nn::Conv1dOptions(op.in_channels, l.units, l.kernel[0]).bias(l.use_bias).stride(op.strides[0]);
+        if (l.same_padding) o.padding(torch::kSame);
+        return torch::nn::AnyModule(torch::nn::Conv1d(o));
+      }
+      auto o = torch::nn::Conv2dOptions(op.in_channels, l.units, {l.kernel[0], l.kernel[1]})
+                   .bias(l.use_bias)
+                   .stride({op.strides[0], op.strides[1]});
+      if (l.same_padding) o.padding(torch::kSame);
+      return torch::nn::AnyModule(torch::nn::Conv2d(o));
+    }
+    case OpKind::kMaxPool:
+      if (op.spatial == 1)
+        return torch::nn::AnyModule(
+            torch::nn::MaxPool1d(torch::nn::MaxPool1dOptions(l.pool[0]).stride(op.strides[0]).ceil_mode(l.same_padding)));
+      return torch::nn::AnyModule(torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions({l.pool[0], l.pool[1]})
+                                                           .stride({op.strides[0], op.strides[1]})
+                                                           .ceil_mode(l.same_padding)));
+    case OpKind::kReduceMax: {
+      const int64_t dim = op.dim;
+      return torch::nn::AnyModule(torch::nn::Functional([dim](torch::Tensor x) { return std::get<0>(x.max(dim)); }));
+    }
+    case OpKind::kReduceMean: {
+      const int64_t dim = op.dim;
+      return torch::nn::AnyModule(torch::nn::Functional([dim](torch::Tensor x) { return x.mean(dim); }));
+    }
+    case OpKind::kFlatten:
+      return torch::nn::AnyModule(torch::nn::Flatten());
+    case OpKind::kLinear:
+      return torch::nn::AnyModule(torch::nn::Linear(torch::nn::LinearOptions(op.in_channels, l.units).bias(l.use_bias)));
+    case OpKind::kDropout:
+      return torch::nn::AnyModule(ReplicaDropout(l.rate, dropout_generator));
+    case OpKind::kActivation:
+      return torch::nn::AnyModule(activation_module(l.activation));
+    case OpKind::kCategoryEncoding: {
+      const int64_t n = l.units;
+      const bool count = l.count_mode;
+      // A bag of words: slot w is 1 (multi_hot) or the number of times (count) id w occurs.
+      return torch::nn::AnyModule(torch::nn::Functional([n, count](torch::Tensor x) {
+        auto out = torch::zeros({x.size(0), n}, torch::TensorOptions().dtype(torch::kFloat32).device(x.device()));
+        if (count) return out.scatter_add_(1, x, torch::ones(x.sizes(), out.options()));
+        return out.scatter_(1, x, 1.0);
+      }));
+    }
+  }
+  throw std::logic_error("unknown op kind");
+}
 }  // namespace
 
 torch::nn::Sequential build_model(const ModelAnalysis& analysis,
                                   c10::optional<at::Generator> dropout_generator) {
-  if (!analysis.ok()) throw ConfigError(fmt::format("model does not fit the data: {}", analysis.describe_errors()));
   torch::nn::Sequential seq;
-  LayoutTracker layout(seq);
-  std::vector<int64_t> in_shape = analysis.input_shape;  // entering the layer, Keras layout
-  for (size_t i = 0; i < analysis.layers.size(); ++i) {
-    const auto& r = analysis.layers[i];
-    const auto& l = r.resolved;
-    const size_t rank = in_shape.size();
-    const int64_t channels = in_shape.empty() ? 0 : in_shape.back();
-    switch (l.kind) {
-      case LayerKind::kEmbedding:
-        seq->push_back(std::string(r.name), torch::nn::Embedding(l.input_dim, l.output_dim));
-        layout.set_channels_first(false);
-        break;
-      case LayerKind::kConv1D: {
-        layout.need_channels_first(rank);
-        auto o = torch::nn::Conv1dOptions(channels, l.units, l.kernel[0]).bias(l.use_bias);
-        if (!l.strides.empty()) o.stride(l.strides[0]);
-        if (l.same_padding) o.padding(torch::kSame);
-        seq->push_back(std::string(r.name), torch::nn::Conv1d(o));
-        if (l.activation != Activation::kLinear) seq->push_back(activation_module(l.activation));
-        break;
-      }
-      case LayerKind::kConv2D: {
-        layout.need_channels_first(rank);
-        auto o = torch::nn::Conv2dOptions(channels, l.units, {l.kernel[0], l.kernel[1]}).bias(l.use_bias);
-        if (!l.strides.empty()) o.stride({l.strides[0], l.strides[1]});
-        if (l.same_padding) o.padding(torch::kSame);
-        seq->push_back(std::string(r.name), torch::nn::Conv2d(o));
-        if (l.activation != Activation::kLinear) seq->push_back(activation_module(l.activation));
-        break;
-      }
-      case LayerKind::kMaxPool1D: {
-        layout.need_channels_first(rank);
-        const int64_t stride = l.strides.empty() ? l.pool[0] : l.strides[0];
-        seq->push_back(std::string(r.name), torch::nn::MaxPool1d(torch::nn::MaxPool1dOptions(l.pool[0]).stride(stride).ceil_mode(l.same_padding)));
-        break;
-      }
-      case LayerKind::kMaxPool2D: {
-        layout.need_channels_first(rank);
-        const auto stride = l.strides.empty() ? l.pool : l.strides;
-        seq->push_back(std::string(r.name), torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions({l.pool[0], l.pool[1]})
-                                                        .stride({stride[0], stride[1]})
-                                                        .ceil_mode(l.same_padding)));
-        break;
-      }
-      case LayerKind::kGlobalMaxPool1D:
-      case LayerKind::kGlobalAveragePool1D: {
-        const int64_t steps_dim = layout.channels_first() ? 2 : 1;
-        if (l.kind == LayerKind::kGlobalMaxPool1D)
-          seq->push_back(std::string(r.name), torch::nn::Functional([steps_dim](torch::Tensor x) { return std::get<0>(x.max(steps_dim)); }));
-        else
-          seq->push_back(std::string(r.name), torch::nn::Functional([steps_dim](torch::Tensor x) { return x.mean(steps_dim); }));
-        layout.set_channels_first(false);
-        break;
-      }
-      case LayerKind::kFlatten:
-        seq->push_back(std::string(r.name), torch::nn::Flatten());
-        layout.set_channels_first(false);
-        break;
-      case LayerKind::kDense:
-        layout.need_channels_last(rank);
-        seq->push_back(std::string(r.name), torch::nn::Linear(torch::nn::LinearOptions(channels, l.units).bias(l.use_bias)));
-        if (l.activation != Activation::kLinear) seq->push_back(activation_module(l.activation));
-        break;
-      case LayerKind::kDropout:
-        seq->push_back(std::string(r.name), ReplicaDropout(l.rate, dropout_generator));
-        break;
-      case LayerKind::kActivation:
-        seq->push_back(std::string(r.name), activation_module(l.activation));
-        break;
-      case LayerKind::kCategoryEncoding: {
-        const int64_t n = l.units;
-        const bool count = l.count_mode;
-        // A bag of words: slot w is 1 (multi_hot) or the number of times (count) id w occurs.
-        seq->push_back(std::string(r.name), torch::nn::Functional([n, count](torch::Tensor x) {
-          auto out = torch::zeros({x.size(0), n}, torch::TensorOptions().dtype(torch::kFloat32).device(x.device()));
-          if (count) return out.scatter_add_(1, x, torch::ones(x.sizes(), out.options()));
-          return out.scatter_(1, x, 1.0);
-        }));
-        break;
-      }
-    }
-    in_shape = r.output_shape;
+  for (const Op& op : lower(analysis)) {
+    auto module = op_module(op, dropout_generator);
+    if (op.name.empty()) seq->push_back(std::move(module));
+    else seq->push_back(op.name, std::move(module));
   }
   if (analysis.initializer == "keras") apply_keras_initializers(seq);
-  // The last layer's output is (B, classes) whatever the layout tracker says.
+  // The last op's output is (B, classes).
   return seq;
 }
 
