@@ -1,4 +1,4 @@
-// libFuzzer target: a model file (JSON text) as load_model_file reads it.
+// libFuzzer target: a model file (JSON text) as load_model_file reads it, ours or Keras' to_json().
 // Anything but a ConfigError escaping model_from_json, a crash, a leak or a hang is a bug.
 #include <nlohmann/json.hpp>
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "mirror/model/keras_import.h"
 #include "mirror/util/error.h"
 
 namespace mirror {
@@ -249,6 +250,7 @@ ModelSpec model_from_json_unchecked(const nlohmann::json& j) {
 }  // namespace
 
 ModelSpec model_from_json(const nlohmann::json& j) {
+  if (is_keras_model_json(j)) return model_from_keras_json(j);
   try {
     return model_from_json_unchecked(j);
   } catch (const nlohmann::json::exception& e) {  // a field of the wrong type: {"name": 3}

@@ -64,6 +64,8 @@ const char* activation_name(Activation a);
 //   {"name": "...", "layers": [{"type": "Conv1D", "filters": 64, "kernel_size": 5,
 //                               "activation": "relu"}, ...]}
 // from_json throws ConfigError naming the layer (index and type) and the offending field.
+// model_from_json and load_model_file also take Keras' own model.to_json() output (see
+// keras_import.h), so a Keras model file opens wherever a model file does.
 nlohmann::json to_json(const ModelSpec& spec);
 ModelSpec model_from_json(const nlohmann::json& j);
 // Reads a model file; throws ConfigError if it is missing or malformed.
