@@ -23,7 +23,11 @@ packages=(
   bash-completion         # tests/cli/test_completion.sh completes mirrortrain as bash would
   dpkg-dev lintian appstream desktop-file-utils   # the .deb and its checks (scripts/package.sh)
   protobuf-compiler python3-protobuf   # tests read TensorBoard files with TensorBoard's own field numbers
+  python3-onnx            # exported models: ONNX's own checker (tests/cli/test_export.sh)
 )
+# npm fetches ONNX Runtime for Node.js in the export test. Where Node.js came from elsewhere (its
+# own npm included), Debian's npm would conflict with it: only added when there is none.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 if [[ $(id -u) -eq 0 ]]; then
   as_root=()

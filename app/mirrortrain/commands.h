@@ -88,6 +88,16 @@ struct RunsArgs {
   bool csv = false;
 };
 
+// `export RUN`: the run's trained model as a PyTorch state dict + model.py, or as ONNX.
+struct ExportArgs {
+  std::string run;                  // a run directory, or its name under the runs folder
+  std::string root;                 // empty: the default runs folder
+  std::string format = "pt";
+  std::string out_dir;              // empty: <run>/export
+  std::string checkpoint = "last";  // last | best | a checkpoint file
+  int64_t sample = 16;
+};
+
 // `train --nproc N`: runs N copies of this command line (`argv`) as local worker processes that
 // meet over c10d on 127.0.0.1, forwards SIGINT and SIGTERM to them, and returns rank 0's exit
 // code, else the first failing worker's.
@@ -112,6 +122,7 @@ int run_presets();
 int run_runs_list(const RunsArgs& args);
 int run_runs_show(const RunsArgs& args);
 int run_runs_compare(const RunsArgs& args);
+int run_export(const ExportArgs& args);
 int run_devices();
 int run_datasets();
 

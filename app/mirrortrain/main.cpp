@@ -146,6 +146,22 @@ int main(int argc, char** argv) {
   runs_show->add_option("dir", runs_args.dirs, "Run directory (or its name under the root)")->required()->expected(1);
   auto* runs_compare = runs->add_subcommand("compare", "Runs side by side: the settings that differ and their results");
   runs_compare->add_option("dirs", runs_args.dirs, "Run directories (or names under the root)")->required()->expected(2, 64);
+  ExportArgs export_args;
+  auto* export_cmd = app.add_subcommand("export", "Write a run's trained model as a PyTorch state dict and model.py, or as ONNX");
+  export_cmd->add_option("run", export_args.run, "Run directory (or its name under the runs folder)")->required();
+  export_cmd->add_option("--format", export_args.format, "pt: model.pt for torch.load plus model.py; onnx: model.onnx (opset 13)")
+      ->check(CLI::IsMember({"pt", "onnx"}))
+      ->capture_default_str();
+  export_cmd->add_option("--out", export_args.out_dir, "Folder to write into (default: RUN/export)");
+  export_cmd->add_option("--checkpoint", export_args.checkpoint,
+                         "Whose weights: last (the newest checkpoint), best (best validation accuracy) or a checkpoint file")
+      ->capture_default_str();
+  export_cmd->add_option("--sample", export_args.sample,
+                         "Also write this many validation examples and our outputs for them (sample_input.npy, "
+                         "sample_output.npy), to check the export where it lands; 0: none")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
+      ->capture_default_str();
+  export_cmd->add_option("--root", export_args.root, "Folder of runs (default: $MIRROR_RUNS_DIR or ~/.local/share/mirror-workbench/runs)");
   auto* presets = app.add_subcommand("presets", "List the presets");
   auto* devices = app.add_subcommand("devices", "List the physical devices found");
   auto* datasets = app.add_subcommand("datasets", "List the datasets");
@@ -165,6 +181,7 @@ int main(int argc, char** argv) {
   if (runs_list->parsed()) return run_runs_list(runs_args);
   if (runs_show->parsed()) return run_runs_show(runs_args);
   if (runs_compare->parsed()) return run_runs_compare(runs_args);
+  if (export_cmd->parsed()) return run_export(export_args);
   if (presets->parsed()) return run_presets();
   if (devices->parsed()) return run_devices();
   if (datasets->parsed()) return run_datasets();

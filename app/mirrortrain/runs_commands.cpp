@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "mirror/runs/compare.h"
+#include "mirror/runs/export_run.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/util/error.h"
 #include "mirror/util/json_fields.h"
@@ -16,9 +17,9 @@
 namespace mirror::cli {
 
 namespace {
-std::string resolve_run(const RunsArgs& a, const std::string& dir) {
+std::string resolve_run(const std::string& root, const std::string& dir) {
   if (std::filesystem::exists(std::filesystem::path(dir) / "run.json")) return dir;
-  const auto under_root = std::filesystem::path(a.root.empty() ? default_runs_root() : a.root) / dir;
+  const auto under_root = std::filesystem::path(root.empty() ? default_runs_root() : root) / dir;
   if (std::filesystem::exists(under_root / "run.json")) return under_root.string();
   throw ConfigError(fmt::format("{}: no run here (no run.json), nor under {}", dir, under_root.parent_path().string()));
 }
@@ -53,7 +54,7 @@ int run_runs_list(const RunsArgs& a) {
 
 int run_runs_show(const RunsArgs& a) {
   try {
-    const RunRecord r = read_run(resolve_run(a, a.dirs.at(0)));
+    const RunRecord r = read_run(resolve_run(a.root, a.dirs.at(0)));
     if (!a.csv) {
       fmt::print("{} ({}), {} on {}, {}\n", r.name, r.status, run_model_label(r), run_dataset_label(r),
                  counted(replica_count(r), "replica"));
@@ -92,7 +93,7 @@ int run_runs_show(const RunsArgs& a) {
 int run_runs_compare(const RunsArgs& a) {
   try {
     std::vector<RunRecord> runs;
-    for (const auto& d : a.dirs) runs.push_back(read_run(resolve_run(a, d)));
+    for (const auto& d : a.dirs) runs.push_back(read_run(resolve_run(a.root, d)));
     for (const auto& r : runs) print_warnings(r);
     print_comparison(runs, a.csv);
     return kExitOk;
@@ -102,4 +103,25 @@ int run_runs_compare(const RunsArgs& a) {
     return config_error(e);
   }
 }
+
+
+int run_export(const ExportArgs& a) {
+  try {
+    ExportOptions options;
+    options.format = a.format;
+    options.out_dir = a.out_dir;
+    options.checkpoint = a.checkpoint;
+    options.sample_size = a.sample;
+    const ExportResult r = export_run(resolve_run(a.root, a.run), options);
+    fmt::print("exported the weights of {} (step {}):\n", r.checkpoint, r.global_step);
+    for (const auto& f : r.files) fmt::print("  {}\n", f);
+    return kExitOk;
+  } catch (const RunError& e) {
+    fmt::print(stderr, "mirrortrain: error: {}\n", describe_exception(e));
+    return kExitRunFailed;
+  } catch (const std::exception& e) {
+    return config_error(e);
+  }
+}
+
 }  // namespace mirror::cli

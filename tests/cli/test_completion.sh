@@ -35,6 +35,8 @@ complete_line() {
   fi
 }
 complete_line "train" mirrortrain tr
+complete_line "export" mirrortrain ex
+complete_line "onnx" mirrortrain export run --format o
 complete_line "summary sweep" mirrortrain s
 complete_line "--preset" mirrortrain train --pre
 complete_line "--nesterov --no-record --nproc --num-words" mirrortrain train --n

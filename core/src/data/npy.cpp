@@ -14,6 +14,27 @@
 
 namespace mirror {
 
+std::string npy_bytes(const std::string& descr, const std::vector<int64_t>& shape, const void* data, size_t bytes) {
+  size_t count = 1;
+  for (int64_t d : shape) count *= static_cast<size_t>(d);
+  const size_t item = descr.size() > 2 ? static_cast<size_t>(std::stoul(descr.substr(2))) : 0;
+  if (item == 0 || count * item != bytes)
+    throw std::invalid_argument(fmt::format("npy_bytes: {} bytes for {} elements of {}", bytes, count, descr));
+  std::string dims;
+  for (int64_t d : shape) dims += fmt::format("{}, ", d);
+  if (!shape.empty()) dims.resize(dims.size() - (shape.size() == 1 ? 1 : 2));  // (3,) for one axis, (3, 4) for more
+  std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descr, dims);
+  const size_t unpadded = 10 + header.size() + 1;  // magic, version, length; the header; '\n'
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out.push_back(static_cast<char>(header.size() & 0xff));
+  out.push_back(static_cast<char>(header.size() >> 8));
+  out += header;
+  out.append(static_cast<const char*>(data), bytes);
+  return out;
+}
+
 int64_t NpyArray::size() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

@@ -25,6 +25,12 @@ struct NpyArray {
 // shape that does not match the data, a pickle that is not a numpy object array.
 NpyArray parse_npy(const std::string& bytes, const std::string& what);
 
+// The .npy (version 1.0) bytes of a C-order array of `shape` whose elements are numpy dtype
+// `descr` ("<f4", "<i8"): the header padded so the data starts at a multiple of 64 bytes, then
+// `bytes` of data. Throws std::invalid_argument when `bytes` is not the shape's element count
+// times the dtype's size.
+std::string npy_bytes(const std::string& descr, const std::vector<int64_t>& shape, const void* data, size_t bytes);
+
 // Reads the named members ("x" reads "x.npy") of an .npz archive (a zip, stored or deflated).
 // Throws DataError when the file is missing, is not a zip, is truncated or corrupt, lacks a
 // member, or declares a member larger than `max_member_bytes`.

@@ -1,0 +1,135 @@
+#include "mirror/runs/export_run.h"
+
+#include <fmt/format.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "mirror/data/npy.h"
+#include "mirror/data/registry.h"
+#include "mirror/model/builder.h"
+#include "mirror/model/export.h"
+#include "mirror/runs/checkpoint.h"
+#include "mirror/runs/run_writer.h"
+#include "mirror/train/config.h"
+#include "mirror/train/trainer.h"
+#include "mirror/util/error.h"
+#include "mirror/util/version.h"
+
+namespace fs = std::filesystem;
+
+namespace mirror {
+
+namespace {
+// The checkpoint `which` names in `dir`: the newest readable one ("last"), best.pt ("best"), or a file.
+std::pair<std::string, Checkpoint> choose_checkpoint(const std::string& dir, const std::string& which) {
+  const std::string folder = (fs::path(dir) / "checkpoints").string();
+  if (which == "best") {
+    const std::string best = (fs::path(folder) / "best.pt").string();
+    if (!fs::exists(best))
+      throw ConfigError(fmt::format("{}: no best.pt (written when validation accuracy improves); use --checkpoint last", dir));
+    return {best, read_checkpoint(best)};
+  }
+  if (which != "last") return {which, read_checkpoint(which)};
+  const auto all = list_checkpoints(folder);
+  if (all.empty()) throw ConfigError(fmt::format("{}: no checkpoint to export (checkpoints/ is empty or missing)", dir));
+  std::string newest_error;
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    try {
+      return {*it, read_checkpoint(*it)};
+    } catch (const DataError& e) {
+      if (newest_error.empty()) newest_error = e.what();
+    }
+  }
+  throw DataError(fmt::format("{}: none of its {} checkpoints can be read; the newest: {}", dir, all.size(), newest_error));
+}
+
+void write(const fs::path& path, const std::string& bytes, std::vector<std::string>& written) {
+  try {
+    write_file_atomically(path.string(), bytes);
+  } catch (const std::system_error& e) {
+    throw RunError(fmt::format("{}{}", e.what(), disk_full_hint(path.string())));
+  }
+  written.push_back(path.string());
+}
+
+std::string npy_of(const torch::Tensor& t) {
+  const auto c = t.contiguous();
+  const std::string descr = c.scalar_type() == torch::kLong ? "<i8" : "<f4";
+  return npy_bytes(descr, c.sizes().vec(), c.data_ptr(), static_cast<size_t>(c.numel()) * c.element_size());
+}
+}  // namespace
+
+ExportResult export_run(const std::string& run_dir, const ExportOptions& options) {
+  if (options.format != "pt" && options.format != "onnx")
+    throw ConfigError(fmt::format("unknown export format '{}' (known: pt, onnx)", options.format));
+  if (options.sample_size < 0) throw ConfigError(fmt::format("sample size must be >= 0, got {}", options.sample_size));
+  const nlohmann::json run = RunWriter::read_run_json(run_dir);
+  if (!run.is_object() || !run.contains("config"))
+    throw ConfigError(fmt::format("{}: run.json holds no config; is this a run folder?", run_dir));
+  const TrainConfig config = config_from_json(run.at("config"));
+  auto [checkpoint_path, checkpoint] = choose_checkpoint(run_dir, options.checkpoint);
+
+  const auto dataset = load_dataset(config.dataset);
+  const InputSpec input = input_spec(*dataset);
+  const ModelAnalysis analysis = analyze(config.model, input);
+  if (!analysis.ok())
+    throw ConfigError(fmt::format("{}: the recorded model does not fit its dataset any more: {}", run_dir,
+                                  analysis.describe_errors()));
+  torch::nn::Sequential model = build_model(analysis);
+  {
+    // The checkpoint's flat vector holds the parameters in the model's order, one after another.
+    torch::NoGradGuard no_grad;
+    const torch::Tensor& flat = checkpoint.state.params;
+    int64_t total = 0;
+    for (const auto& p : model->parameters()) total += p.numel();
+    if (!flat.defined() || flat.numel() != total)
+      throw DataError(fmt::format("{}: holds {} parameters, the run's model has {}", checkpoint_path,
+                                  flat.defined() ? flat.numel() : 0, total));
+    int64_t offset = 0;
+    for (auto& p : model->parameters()) {
+      p.copy_(flat.narrow(0, offset, p.numel()).view(p.sizes()));
+      offset += p.numel();
+    }
+  }
+  model->eval();
+
+  ExportResult result;
+  result.checkpoint = checkpoint_path;
+  result.global_step = checkpoint.position.global_step;
+  const fs::path out = options.out_dir.empty() ? fs::path(run_dir) / "export" : fs::path(options.out_dir);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw RunError(fmt::format("{}: cannot create the folder: {}", out.string(), ec.message()));
+
+  const std::string title = fmt::format("Model '{}' of run {}, trained {} steps on {}", config.model.name,
+                                        fs::path(run_dir).filename().string(), result.global_step, dataset->info().name);
+  if (options.format == "pt") {
+    c10::Dict<std::string, torch::Tensor> state;
+    for (const auto& p : model->named_parameters()) state.insert(p.key(), p.value().detach().clone());
+    const std::vector<char> bytes = torch::pickle_save(c10::IValue(state));
+    write(out / "model.pt", std::string(bytes.begin(), bytes.end()), result.files);
+    write(out / "model.py", pytorch_model_source(analysis, input, title), result.files);
+  } else {
+    std::vector<NamedWeights> weights;
+    for (const auto& p : model->named_parameters()) {
+      const auto t = p.value().detach().contiguous();
+      weights.push_back({p.key(), t.sizes().vec(), std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel())});
+    }
+    write(out / "model.onnx", onnx_model(analysis, input, weights, kVersion), result.files);
+  }
+
+  if (options.sample_size > 0) {
+    const Split split = dataset->size(Split::kValidation) > 0 ? Split::kValidation : Split::kTrain;
+    const int64_t n = std::min(options.sample_size, dataset->size(split));
+    const Batch batch = dataset->slice(split, 0, n);
+    torch::NoGradGuard no_grad;
+    const torch::Tensor outputs = model->forward(batch.x);
+    write(out / "sample_input.npy", npy_of(batch.x), result.files);
+    write(out / "sample_output.npy", npy_of(outputs.to(torch::kFloat32)), result.files);
+  }
+  return result;
+}
+
+}  // namespace mirror

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# mirrortrain export, checked where the files land: each model of tests/fixtures/export_models (and
+# the presets' conv nets) is trained for a few steps and exported; PyTorch (Debian's python3-torch)
+# loads model.pt into the generated model.py, ONNX's checker passes model.onnx, ONNX Runtime
+# (npm's onnxruntime-node, installed by this script into the user's cache) runs it, and both must
+# compute what we computed for the same inputs (sample_input.npy -> sample_output.npy) to 1e-5.
+# Usage: test_export.sh path/to/mirrortrain
+set -euo pipefail
+bin=$(readlink -f "${1:?usage: test_export.sh path/to/mirrortrain}")
+here=$(cd "$(dirname "$0")" && pwd)
+models=$here/../fixtures/export_models
+tools=$here/../tools
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export MIRROR_RUNS_DIR="$tmp/runs"
+py=/usr/bin/python3  # Debian's, with python3-torch and python3-onnx
+[[ -x $py ]] || py=python3
+"$py" -c 'import torch, onnx, numpy' 2>/dev/null ||
+  { echo "FAIL: Python's torch, onnx or numpy is missing: run scripts/setup.sh (python3-torch python3-onnx)"; exit 1; }
+
+text=(--dataset synthetic-text --train-size 64 --val-size 16)
+# train NAME ARGS...: a few steps, recorded in $tmp/NAME
+train() {
+  local name=$1
+  shift
+  "$bin" train "$@" --logical 1 --epochs 2 --max-steps 3 --run-dir "$tmp/$name" >"$tmp/$name.log" 2>&1 ||
+    { echo "FAIL: training $name:"; tail -n 5 "$tmp/$name.log"; exit 1; }
+}
+runs=()
+for m in text-every-op text-average bag-of-words-count bag-of-words-multi-hot; do
+  train "$m" --model-file "$models/$m.json" "${text[@]}"
+  runs+=("$m")
+done
+train seed-reuters --preset seed-reuters "${text[@]}"
+runs+=(seed-reuters)
+if [[ -d /usr/share/datasets/fashion-mnist ]]; then
+  train image-same-padding --model-file "$models/image-same-padding.json" --dataset fashion-mnist
+  train fashion-cnn --preset fashion-cnn
+  runs+=(image-same-padding fashion-cnn)
+else
+  echo "SKIP the image models: no Fashion-MNIST in /usr/share/datasets/fashion-mnist (Debian: dataset-fashion-mnist)"
+fi
+
+pt=() onnx=()
+for r in "${runs[@]}"; do
+  for format in pt onnx; do
+    "$bin" export "$tmp/$r" --format $format --out "$tmp/export/$r-$format" --sample 8 >"$tmp/export-$r-$format.log" 2>&1 ||
+      { echo "FAIL: exporting $r as $format:"; cat "$tmp/export-$r-$format.log"; exit 1; }
+  done
+  pt+=("$tmp/export/$r-pt")
+  onnx+=("$tmp/export/$r-onnx")
+done
+grep -q "model.py" "$tmp/export-seed-reuters-pt.log" || { echo "FAIL: export does not list what it wrote"; exit 1; }
+
+"$py" "$tools/check_pytorch_export.py" "${pt[@]}"
+"$py" "$tools/check_onnx_export.py" "${onnx[@]}"
+
+# ONNX Runtime for Node.js, kept between runs. Its install script would fetch optional GPU parts
+# from outside; the CPU runtime is in the package itself, so scripts are skipped.
+ort_version=1.30.0
+ort_dir=${XDG_CACHE_HOME:-$HOME/.cache}/mirror-workbench/onnxruntime-node
+if [[ ! -f $ort_dir/node_modules/onnxruntime-node/package.json ]] ||
+   ! grep -q "\"version\": \"$ort_version\"" "$ort_dir/node_modules/onnxruntime-node/package.json"; then
+  if command -v npm >/dev/null; then
+    mkdir -p "$ort_dir"
+    [[ -f $ort_dir/package.json ]] || echo '{"private": true}' >"$ort_dir/package.json"
+    (cd "$ort_dir" && timeout 600 npm install --ignore-scripts --no-audit --no-fund "onnxruntime-node@$ort_version" >"$tmp/npm.log" 2>&1) ||
+      { echo "SKIP ONNX Runtime: npm could not install onnxruntime-node@$ort_version:"; tail -n 3 "$tmp/npm.log"; }
+  else
+    echo "SKIP ONNX Runtime: no npm here (Debian: npm) to install onnxruntime-node"
+  fi
+fi
+if [[ -f $ort_dir/node_modules/onnxruntime-node/package.json ]]; then
+  NODE_PATH=$ort_dir/node_modules node "$tools/check_onnx_runtime.js" "${onnx[@]}"
+fi
+
+# What a person gets wrong gets a clear line and exit 2.
+set +e
+out=$("$bin" export "$tmp/no-such-run" 2>&1); rc=$?
+[[ $rc -eq 2 && $out == *"no run here"* ]] || { echo "FAIL: a missing run: exit $rc: $out"; exit 1; }
+out=$("$bin" export "$tmp/seed-reuters" --checkpoint "$tmp/nothing.pt" 2>&1); rc=$?
+[[ $rc -eq 2 && $out == *"nothing.pt"* ]] || { echo "FAIL: a missing checkpoint: exit $rc: $out"; exit 1; }
+out=$("$bin" export "$tmp/seed-reuters" --format tflite 2>&1); rc=$?
+[[ $rc -eq 2 ]] || { echo "FAIL: an unknown format: exit $rc: $out"; exit 1; }
+echo "PASS: ${#runs[@]} models exported and checked"
