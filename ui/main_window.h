@@ -180,6 +180,10 @@ class MainWindow : public QMainWindow {
   void show_error(const QString& message, const QString& headline = "The run failed.");
   // Fills resume_offer_ for the run the settings name, when it can be resumed.
   void offer_last_run();
+  // File → Open Keras model…: its layers into the model editor; what was not imported is said.
+  void open_keras_model(const QString& path);
+  // File → Export model…: the selected run's model (or the last run's), through ExportModelDialog.
+  void export_model();
   QuitChoice ask_quit();
   // Closes the window after "Quit when it finishes" once training has ended.
   void close_by_itself();

@@ -6,11 +6,13 @@
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QSplitter>
+#include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
 #include <QTextStream>
@@ -22,10 +24,12 @@
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
 #include "ui/export.h"
+#include "ui/export_model_dialog.h"
 #include "ui/help.h"
 #include "ui/learned_view.h"
 #include "ui/live_page.h"
 #include "ui/live_run.h"
+#include "ui/model_panel.h"
 #include "ui/main_window.h"
 #include "ui/run_launcher.h"
 #include "ui/runs_browser.h"
@@ -76,6 +80,14 @@ void MainWindow::build_actions() {
     dataset_->load();
   });
   recent_ = file->addMenu("Recent datasets");
+  file->addAction("Open Keras model…", this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "Open a Keras model (model.to_json() output)", {},
+                                                      "Keras model JSON (*.json)");
+    if (!path.isEmpty()) open_keras_model(path);
+  })->setToolTip("A Sequential model saved with Keras' model.to_json(): its layers open in the model editor");
+  file->addAction("Export model…", this, [this] { export_model(); })
+      ->setToolTip("The trained model of the selected run (or of the last run) for PyTorch (state dict and "
+                   "model.py) or ONNX");
   file->addSeparator();
   file->addAction("Export charts (PNG and SVG)…", this, &MainWindow::export_charts);
   file->addAction("Export this view (PNG or SVG)…", QKeySequence("Ctrl+Shift+E"), this, [this] {
@@ -271,6 +283,41 @@ void MainWindow::rebuild_recent_menu() {
     });
   }
   recent_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::open_keras_model(const QString& path) {
+  QStringList notes;
+  try {
+    notes = model_->open_model_file(path);
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, "Cannot open the Keras model", e.what());
+    return;
+  }
+  // Show the layers, and on which row the model does not fit the data yet.
+  for (int i = 0; i < tabs_->count(); ++i)
+    if (tabs_->widget(i)->isAncestorOf(model_)) tabs_->setCurrentIndex(i);
+  statusBar()->showMessage(QString("Opened %1 (%2 layers)").arg(QFileInfo(path).fileName()).arg(model_->spec().layers.size()),
+                           15000);
+  if (notes.isEmpty()) return;
+  QString list;
+  for (const auto& n : notes) list += "<li>" + n.toHtmlEscaped() + "</li>";
+  QMessageBox::information(this, "Keras model opened",
+                           "Opened the layers of " + QFileInfo(path).fileName().toHtmlEscaped() + ".<ul>" + list + "</ul>");
+}
+
+void MainWindow::export_model() {
+  QString dir;
+  const auto selected = browser_->selected_runs();
+  if (selected.size() == 1) dir = QString::fromStdString(selected.front().dir);
+  else if (!run_dir().isEmpty()) dir = run_dir();
+  else dir = QFileDialog::getExistingDirectory(this, "Export the model of which run? (a folder holding run.json)", browser_->root());
+  if (dir.isEmpty()) return;
+  ExportModelDialog dialog(dir, this);
+  if (dialog.exec() != QDialog::Accepted || dialog.written().isEmpty()) return;
+  QStringList names;
+  for (const auto& f : dialog.written()) names << QFileInfo(f).fileName();
+  statusBar()->showMessage(QString("Exported %1 to %2").arg(names.join(", "), QFileInfo(dialog.written().front()).absolutePath()),
+                           15000);
 }
 
 }  // namespace mirror::ui

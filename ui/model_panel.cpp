@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mirror/data/dataset.h"
+#include "mirror/model/keras_import.h"
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
 #include "mirror/util/error.h"
@@ -193,10 +194,10 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
   connect(up, &QPushButton::clicked, this, [this] { move_row(-1); });
   connect(down, &QPushButton::clicked, this, [this] { move_row(+1); });
   connect(open, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, "Open model", {}, "Model JSON (*.json)");
+    const QString path = QFileDialog::getOpenFileName(this, "Open model", {}, "Model JSON, ours or Keras' (*.json)");
     if (path.isEmpty()) return;
     try {
-      set_spec(load_model_file(path.toStdString()));
+      open_model_file(path);
     } catch (const ConfigError& e) {
       QMessageBox::warning(this, "Cannot open the model", e.what());
     }
@@ -213,6 +214,29 @@ void ModelPanel::set_spec(const ModelSpec& spec) {
   fill_table();
   analyse();
   show_hint(table_->currentRow());
+}
+
+QStringList ModelPanel::open_model_file(const QString& path) {
+  std::ifstream in(path.toStdString());
+  if (!in) throw ConfigError(QString("%1: cannot open it").arg(path).toStdString());
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(QString("%1: not valid JSON (%2)").arg(path, e.what()).toStdString());
+  }
+  std::vector<std::string> notes;
+  ModelSpec spec;
+  try {
+    spec = is_keras_model_json(j) ? model_from_keras_json(j, &notes) : model_from_json(j);
+  } catch (const ConfigError& e) {
+    throw ConfigError(QString("%1: %2").arg(path, e.what()).toStdString());
+  }
+  set_spec(spec);
+  mark_custom();
+  QStringList out;
+  for (const auto& n : notes) out << QString::fromStdString(n);
+  return out;
 }
 
 void ModelPanel::show_preset(const QString& name) {

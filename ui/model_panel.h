@@ -24,6 +24,10 @@ class ModelPanel : public QWidget {
   ModelSpec spec() const { return spec_; }
   // Shows a spec (from a preset or a file); does not Q_EMIT model_changed().
   void set_spec(const ModelSpec& spec);
+  // Opens a model file, ours or Keras' model.to_json() output, shows it and marks the model custom.
+  // Returns what a Keras file held that was not imported (see keras_import.h); throws ConfigError
+  // saying what is wrong with the file, leaving the model as it was.
+  QStringList open_model_file(const QString& path);
   // Shows the preset's name in the picker without emitting preset_chosen().
   void show_preset(const QString& name);
   // The dataset's input; the analysis and summary follow it.

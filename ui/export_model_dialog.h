@@ -1,0 +1,45 @@
+#pragma once
+// File → Export model…: a recorded run's trained model as a PyTorch state dict plus model.py, or
+// as ONNX, into a folder the person picks. The work is core's export_run; this is the form.
+
+#include <QDialog>
+
+class QButtonGroup;
+class QDialogButtonBox;
+class QLabel;
+class QLineEdit;
+class QRadioButton;
+
+namespace mirror::ui {
+
+class ExportModelDialog : public QDialog {
+  Q_OBJECT
+ public:
+  // `run_dir` holds run.json and checkpoints/.
+  ExportModelDialog(const QString& run_dir, QWidget* parent = nullptr);
+
+  QRadioButton* pytorch() const { return pytorch_; }
+  QRadioButton* onnx() const { return onnx_; }
+  QRadioButton* best() const { return best_; }
+  QLineEdit* folder() const { return folder_; }
+
+  // Exports with the form's choices. On success returns true and `written()` lists the files;
+  // on failure returns false with the reason in `error()`.
+  bool export_now();
+  const QStringList& written() const { return written_; }
+  const QString& error() const { return error_; }
+
+ private:
+  QString run_dir_;
+  QRadioButton* pytorch_;
+  QRadioButton* onnx_;
+  QRadioButton* last_;
+  QRadioButton* best_;
+  QLineEdit* folder_;
+  QLabel* result_;
+  QDialogButtonBox* buttons_;
+  QStringList written_;
+  QString error_;
+};
+
+}  // namespace mirror::ui
