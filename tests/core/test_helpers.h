@@ -9,7 +9,9 @@
 
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 
 #include "mirror/strategy/communicator.h"
@@ -38,6 +40,16 @@ inline std::string data_error(const std::function<void()>& f) { return error_of<
 inline void remove_tree(const std::filesystem::path& path) {
   nftw(path.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return std::remove(p); }, 16,
        FTW_DEPTH | FTW_PHYS);
+}
+
+// Writes `text` to `path` as is (binary), replacing the file.
+inline void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+// The whole file at `path` (empty when it cannot be read).
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // A fresh directory under the system's temp folder, removed with everything in it at scope end.

@@ -1,6 +1,7 @@
 #include "mirror/data/npy.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #ifdef MIRROR_WITH_ZIP
 #include <zip.h>
 #endif
@@ -20,9 +21,8 @@ std::string npy_bytes(const std::string& descr, const std::vector<int64_t>& shap
   const size_t item = descr.size() > 2 ? static_cast<size_t>(std::stoul(descr.substr(2))) : 0;
   if (item == 0 || count * item != bytes)
     throw std::invalid_argument(fmt::format("npy_bytes: {} bytes for {} elements of {}", bytes, count, descr));
-  std::string dims;
-  for (int64_t d : shape) dims += fmt::format("{}, ", d);
-  if (!shape.empty()) dims.resize(dims.size() - (shape.size() == 1 ? 1 : 2));  // (3,) for one axis, (3, 4) for more
+  // Python's tuple syntax: (), (3,), (3, 4).
+  const std::string dims = fmt::format("{}{}", fmt::join(shape, ", "), shape.size() == 1 ? "," : "");
   std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descr, dims);
   const size_t unpadded = 10 + header.size() + 1;  // magic, version, length; the header; '\n'
   header.append((64 - unpadded % 64) % 64, ' ');

@@ -4,8 +4,6 @@
 #include <torch/torch.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "mirror/runs/checkpoint.h"
 #include "mirror/runs/export_run.h"
@@ -18,11 +16,6 @@ using mirror::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // A short recorded run of the spirals MLP on blobs: a checkpoint at its end.
 std::string trained_run(const TempDir& tmp) {
   RunPlan plan;
@@ -46,7 +39,7 @@ TEST(ExportRun, PyTorchStateDictHoldsTheCheckpointsWeightsUnderTheModelsNames) {
   EXPECT_EQ(fs::path(r.files[0]).parent_path(), fs::path(dir) / "export");
   EXPECT_EQ(r.global_step, 10);
 
-  const std::string bytes = read_all(r.files[0]);
+  const std::string bytes = mirror::testing::read_file(r.files[0]);
   const auto state = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();
   const Checkpoint ckpt = read_checkpoint(r.checkpoint);
   // The dict's tensors, in the model's parameter order, are the checkpoint's flat vector.
@@ -56,7 +49,7 @@ TEST(ExportRun, PyTorchStateDictHoldsTheCheckpointsWeightsUnderTheModelsNames) {
     parts.push_back(state.at(name).toTensor().flatten());
   }
   EXPECT_TRUE(torch::equal(torch::cat(parts), ckpt.state.params));
-  EXPECT_NE(read_all(r.files[1]).find("self.dense = nn.Linear(2, "), std::string::npos);
+  EXPECT_NE(mirror::testing::read_file(r.files[1]).find("self.dense = nn.Linear(2, "), std::string::npos);
 }
 
 TEST(ExportRun, OnnxAndTheSampleGoWhereAsked) {
@@ -70,7 +63,7 @@ TEST(ExportRun, OnnxAndTheSampleGoWhereAsked) {
   ASSERT_EQ(r.files.size(), 3u);
   EXPECT_EQ(r.files[0], (fs::path(o.out_dir) / "model.onnx").string());
   EXPECT_GT(fs::file_size(r.files[0]), 1000u);
-  const std::string sample_out = read_all(r.files[2]);
+  const std::string sample_out = mirror::testing::read_file(r.files[2]);
   EXPECT_NE(sample_out.find("'shape': (5, 3)"), std::string::npos);
   o.sample_size = 0;
   EXPECT_EQ(export_run(dir, o).files.size(), 1u);

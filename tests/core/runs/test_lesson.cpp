@@ -29,10 +29,6 @@ nlohmann::json small_lesson() {
     ]})");
 }
 
-void write(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
-
 // Trains the plan's runs as the CLI and the window do, tagged with the lesson; returns their folders.
 // `id` orders the sets (sweep ids sort by time; these two may start within one second).
 std::vector<std::string> train(const Lesson& lesson, const std::string& root, const std::string& id, size_t only_first = 99) {
@@ -151,11 +147,11 @@ TEST(Lesson, ABrokenLessonIsRefusedNamingWhatIsWrong) {
 TEST(Lesson, ATeachersOwnLessonsComeFromTheLessonsFolderAndABadFileIsSkippedWithAWarning) {
   TempDir own;
   ScopedEnv folder("MIRROR_LESSONS_DIR", own.str());
-  write(own.path() / "two-rates.json", small_lesson().dump());
-  write(own.path() / "broken.json", "{\"title\": ");
+  mirror::testing::write_file(own.path() / "two-rates.json", small_lesson().dump());
+  mirror::testing::write_file(own.path() / "broken.json", "{\"title\": ");
   nlohmann::json replaced = small_lesson();
   replaced["title"] = "My broken sync";
-  write(own.path() / "broken-sync.json", replaced.dump());
+  mirror::testing::write_file(own.path() / "broken-sync.json", replaced.dump());
   std::vector<std::string> warnings;
   const auto all = lessons(&warnings);
   ASSERT_EQ(all.size(), 5u);  // four built in (one replaced) and the new one

@@ -193,17 +193,13 @@ TEST(TensorBoard, WriterUsesKerasLayoutAndAKilledWriterLosesOnlyItsLastRecord) {
   mirror::testing::remove_tree(dir);
 }
 
-namespace {
-void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
-}  // namespace
-
 TEST(RunReader, HalfWrittenFilesOpenWithAWarningAndLoseNothingIntact) {
   const auto root = fs::temp_directory_path() / ("mirror-runs-" + std::to_string(::getpid()));
   mirror::testing::remove_tree(root);
   const auto good = root / "20261130-100000-good";
   fs::create_directories(good);
-  write(good / "run.json", R"({"status": "running", "config": {"preset": "p", "seed": 1, "dataset": {"name": "blobs"}}})");
-  write(good / "metrics.jsonl",
+  mirror::testing::write_file(good / "run.json", R"({"status": "running", "config": {"preset": "p", "seed": 1, "dataset": {"name": "blobs"}}})");
+  mirror::testing::write_file(good / "metrics.jsonl",
         "{\"type\":\"step\",\"global_step\":1,\"loss\":2.0}\n"
         "{\"type\":\"step\",\"global_step\":2,\"loss\":1.5}\n"
         "{\"type\":\"epoch\",\"epoch\":1,\"loss\":1.7,\"val_accuracy\":0.6,\"val_loss\":1.1}\n"
@@ -218,7 +214,7 @@ TEST(RunReader, HalfWrittenFilesOpenWithAWarningAndLoseNothingIntact) {
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("1 malformed line"), std::string::npos);
   // A resumed run: steps after its checkpoint were written twice; the later ones count.
-  write(good / "metrics.jsonl", "{\"type\":\"step\",\"global_step\":1,\"loss\":2.0}\n{\"type\":\"step\",\"global_step\":2,\"loss\":9.0}\n"
+  mirror::testing::write_file(good / "metrics.jsonl", "{\"type\":\"step\",\"global_step\":1,\"loss\":2.0}\n{\"type\":\"step\",\"global_step\":2,\"loss\":9.0}\n"
                                 "{\"type\":\"resumed\",\"global_step\":1}\n{\"type\":\"step\",\"global_step\":2,\"loss\":1.5}\n");
   r = read_run(good.string());
   ASSERT_EQ(r.steps.size(), 2u);
@@ -226,7 +222,7 @@ TEST(RunReader, HalfWrittenFilesOpenWithAWarningAndLoseNothingIntact) {
   // A run.json cut in half: a clear error for that run, listed rather than dropped.
   const auto bad = root / "20261130-110000-bad";
   fs::create_directories(bad);
-  write(bad / "run.json", R"({"status": "runn)");
+  mirror::testing::write_file(bad / "run.json", R"({"status": "runn)");
   EXPECT_THROW(read_run(bad.string()), DataError);
   const auto all = list_runs(root.string());
   ASSERT_EQ(all.size(), 2u);
