@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "mirror/util/error.h"
@@ -98,6 +99,9 @@ ModelSpec from_keras(const nlohmann::json& j, std::vector<std::string>* notes) {
   nlohmann::json ours = nlohmann::json::array();
   std::vector<std::string> problems;
   bool input_seen = false;
+  std::map<std::string, int> auto_named;  // automatic names given so far, by base name
+  std::vector<std::string> sized_by_data;  // layers whose size the vocabulary decides in Keras tutorials
+  std::string last_dense;
   for (size_t i = 0; i < layers->size(); ++i) {
     const auto& lj = (*layers)[i];
     const std::string where = fmt::format("layer {}", i + 1);
@@ -148,8 +152,9 @@ ModelSpec from_keras(const nlohmann::json& j, std::vector<std::string>* notes) {
     if (cfg.value("mask_zero", false))
       note("mask_zero is not imported: padding ids (0) take part in pooling here as any other id");
     // Checked alone, so that every bad layer is named at once.
+    LayerKind kind{};
     try {
-      (void)model_from_json(nlohmann::json{{"layers", nlohmann::json::array({layer})}});
+      kind = model_from_json(nlohmann::json{{"layers", nlohmann::json::array({layer})}}).layers.at(0).kind;
     } catch (const ConfigError& e) {
       std::string why = e.what();
       const std::string prefix = "model layer 1";
@@ -158,6 +163,17 @@ ModelSpec from_keras(const nlohmann::json& j, std::vector<std::string>* notes) {
       problems.push_back(fmt::format("{}: {}", label, colon == std::string::npos ? why : why.substr(colon + 2)));
       continue;
     }
+    // Keras' automatic names (conv1d, conv1d_1, ...) are the ones analyze() gives unnamed layers
+    // too: left out, so the editor shows settings rather than names; the names stay the same.
+    const std::string base = keras_base_name(kind);
+    const int n = auto_named[base];
+    if (name == (n == 0 ? base : fmt::format("{}_{}", base, n))) {
+      layer.erase("name");
+      ++auto_named[base];
+    }
+    const std::string short_label = name.empty() ? type : fmt::format("'{}' ({})", name, type);
+    if (kind == LayerKind::kEmbedding || kind == LayerKind::kCategoryEncoding) sized_by_data.push_back(short_label);
+    if (kind == LayerKind::kDense) last_dense = short_label;  // the output layer
     ours.push_back(std::move(layer));
   }
   if (!problems.empty()) {
@@ -169,6 +185,11 @@ ModelSpec from_keras(const nlohmann::json& j, std::vector<std::string>* notes) {
                                   problems.size(), fmt::join(problems, "; "), supported));
   }
   if (ours.empty()) throw ConfigError("Keras model: it has no layers");
+  if (!last_dense.empty()) sized_by_data.push_back(last_dense);
+  if (!sized_by_data.empty())
+    note(fmt::format("the sizes of {} are the file's numbers; \"vocab\" (input_dim, num_tokens) and \"classes\" "
+                     "(units) follow the dataset instead",
+                     fmt::join(sized_by_data, " and ")));
   nlohmann::json spec = {{"layers", std::move(ours)}, {"initializer", "keras"}};
   if (config.is_object() && config.contains("name") && config.at("name").is_string()) spec["name"] = config.at("name");
   note("weights start as Keras initialises them by default (Glorot-uniform kernels, zero biases, "
