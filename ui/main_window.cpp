@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFrame>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -13,6 +14,7 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -214,9 +216,16 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   const QString fallback = fashion_mnist_installed() ? "fashion-cnn" : "spirals-mlp";
   const QString preset = settings_ ? settings_->preset(fallback) : fallback;
   apply_preset(presets().empty() ? fallback : preset);
+  // The size it last had, else 1440x900 where the screen allows (a projector's 1280x720 does not).
+  const bool restored = settings_ && restoreGeometry(settings_->layout().geometry);
+  if (!restored) {
+    QSize size(1440, 900);
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+      size = size.boundedTo(screen->availableGeometry().size() * 0.95);
+    resize(size);
+  }
   if (settings_) {
     const WindowLayout layout = settings_->layout();
-    restoreGeometry(layout.geometry);
     split->restoreState(layout.split);
     dark_->setChecked(layout.dark);
     projector_->setChecked(layout.projector);

@@ -83,7 +83,6 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  window.resize(1440, 900);
   if (cli.isSet(preset)) window.apply_preset(cli.value(preset));
   if (cli.isSet(pace)) {
     bool ok = false;
