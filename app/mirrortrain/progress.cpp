@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "mirror/runs/evaluations.h"
 #include "mirror/train/events_json.h"
 #include "mirror/util/words.h"
 
@@ -82,6 +83,10 @@ void ProgressPrinter::on_finished(const RunFinished& e) {
 void JsonLinesPrinter::on_started(const RunStarted& e) { fmt::print(out_, "{}\n", to_json(e).dump()); std::fflush(out_); }
 void JsonLinesPrinter::on_step(const StepMetrics& e) { fmt::print(out_, "{}\n", to_json(e).dump()); std::fflush(out_); }
 void JsonLinesPrinter::on_epoch(const EpochMetrics& e) { fmt::print(out_, "{}\n", to_json(e).dump()); std::fflush(out_); }
+void JsonLinesPrinter::on_evaluation(const Evaluation& e) {
+  fmt::print(out_, "{}\n", to_json(e).dump());
+  std::fflush(out_);
+}
 void JsonLinesPrinter::on_finished(const RunFinished& e) { fmt::print(out_, "{}\n", to_json(e).dump()); std::fflush(out_); }
 
 }  // namespace mirror::cli

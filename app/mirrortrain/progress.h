@@ -40,6 +40,9 @@ class JsonLinesPrinter : public EventSink {
   void on_started(const RunStarted& e) override;
   void on_step(const StepMetrics& e) override;
   void on_epoch(const EpochMetrics& e) override;
+  // What the model learned at each validation (confusion matrix, example predictions), as
+  // evaluations.jsonl records it.
+  void on_evaluation(const Evaluation& e) override;
   void on_finished(const RunFinished& e) override;
 
  private:

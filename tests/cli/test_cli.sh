@@ -44,6 +44,8 @@ expect devices 0 'cpu:0' -- "$bin" devices
 expect datasets 0 'synthetic-text' -- "$bin" datasets
 expect train-spirals-json 0 '"type":"final".*"param_l2_norm"|"param_l2_norm".*"type":"final"' -- \
   "$bin" train --preset spirals-mlp --logical 3 --epochs 1 --max-steps 5 --json
+expect train-json-evaluation 0 '"confusion":.*"type":"evaluation"' -- \
+  "$bin" train --preset spirals-mlp --dataset blobs --epochs 1 --json
 expect train-human 0 'val_accuracy' -- "$bin" train --preset spirals-mlp --dataset blobs --epochs 2
 expect bad-logical 2 '^mirrortrain: error: --logical must be in \[1, 64\], got 0' -- \
   "$bin" train --preset spirals-mlp --logical 0
