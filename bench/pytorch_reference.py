@@ -84,8 +84,8 @@ def shard_bounds(batch_size, rank, procs):
     return lo, lo + base + (1 if rank < extra else 0)
 
 
-def set_threads():
-    torch.set_num_threads(1)
+def set_threads(threads):
+    torch.set_num_threads(threads)
     try:
         torch.set_num_interop_threads(1)
     except RuntimeError as exc:  # only allowed before any inter-op work
@@ -96,7 +96,7 @@ def train(rank, procs, args, port, results):
     """Runs warmup + timed steps; rank 0 puts its result in `results`."""
     device = torch.device(args.device)
     if device.type == "cpu":
-        set_threads()
+        set_threads(args.threads)
     distributed = args.mode == "ddp"
     if distributed:
         dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}",
@@ -179,6 +179,7 @@ def main():
     ap.add_argument("--steps", type=int, default=60, help="timed steps")
     ap.add_argument("--warmup", type=int, default=5, help="untimed steps first")
     ap.add_argument("--device", default="cpu", help="cpu or cuda (single mode only)")
+    ap.add_argument("--threads", type=int, default=1, help="intra-op threads per process (CPU)")
     args = ap.parse_args()
     if args.device != "cpu" and (args.mode != "single" or not torch.cuda.is_available()):
         ap.error("--device cuda needs --mode single and a GPU that torch can use")
