@@ -114,7 +114,9 @@ void DevicesPanel::update_replicas() {
   const int per_process = static_cast<int>(replicas_.size());
   const int w = processes();
   const int n = per_process * w;
-  const int threads = intra_op_threads_per_replica(std::max(1, n), usable_cores());
+  // The rule the run applies, so the list shows what training will use.
+  const int threads = intra_op_threads_per_replica(std::max(1, n), usable_cores(), /*requested=*/0,
+                                                   n > 0 ? (batch_ + n - 1) / n : 0);
   for (int p = 0; p < w; ++p)
     for (const auto& d : replicas_)
       replica_list_->addItem(QString("%1%2  (%3 thread%4)")

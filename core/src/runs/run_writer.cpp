@@ -152,7 +152,10 @@ void RunWriter::on_started(const RunStarted& e) {
   run_["parameters"] = e.parameters;
   run_["steps_per_epoch"] = e.steps_per_epoch;
   // How busy the machine was: a scaling study tells a quiet measurement from a shared one.
-  run_["machine"] = {{"cores", usable_cores()}, {"intra_op_threads", e.intra_op_threads}, {"malloc", malloc_name()}};
+  run_["machine"] = {{"cores", usable_cores()},
+                     {"intra_op_threads", e.intra_op_threads},
+                     {"intra_op_threads_reason", e.intra_op_threads_reason},
+                     {"malloc", malloc_name()}};
   if (const auto load = load_average()) run_["machine"]["load_average_at_start"] = *load;
   cpu_use_.emplace();
   try {

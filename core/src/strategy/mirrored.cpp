@@ -223,7 +223,8 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
   const bool own_cpus = usable_cores() < static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int local_processes =
       workers_ && workers_->world_size() > 1 && !own_cpus ? std::max(1, workers_->env().local_world_size) : 1;
-  threads_per_replica_ = intra_op_threads_per_replica(n * local_processes, usable_cores(), options_.intra_op_threads);
+  threads_per_replica_ = intra_op_threads_per_replica(n * local_processes, usable_cores(), options_.intra_op_threads,
+                                                      options_.shard_examples, &threads_reason_);
   const int64_t classes = model.layers.back().output_shape.back();
   top_k_ = static_cast<int>(std::min<int64_t>(options_.top_k, classes));
   const bool on_gpu = std::any_of(devices_.begin(), devices_.end(),

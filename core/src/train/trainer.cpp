@@ -61,8 +61,10 @@ Trainer::Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset, std
     throw ConfigError(fmt::format("global batch size {} is smaller than the {} replicas; every replica needs "
                                   "at least one example (raise --batch-size or lower --logical)",
                                   config_.batch_size, replicas));
-  strategy_ = std::make_unique<MirroredStrategy>(std::move(devices), analysis, config_.optimizer,
-                                                 config_.strategy, config_.seed, std::move(workers));
+  MirroredOptions options = config_.strategy;
+  options.shard_examples = (config_.batch_size + replicas - 1) / replicas;  // the largest shard
+  strategy_ = std::make_unique<MirroredStrategy>(std::move(devices), analysis, config_.optimizer, options,
+                                                 config_.seed, std::move(workers));
 }
 
 Trainer::~Trainer() = default;
@@ -126,6 +128,7 @@ class TrainingLoop {
     e.communicator = strategy_.communicator().name;
     e.communicator_reason = strategy_.communicator().reason;
     e.intra_op_threads = strategy_.intra_op_threads();
+    e.intra_op_threads_reason = strategy_.intra_op_threads_reason();
     e.parameters = strategy_.num_parameters();
     e.train_size = n_train_;
     e.val_size = n_val_;

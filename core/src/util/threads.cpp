@@ -1,6 +1,7 @@
 #include "mirror/util/threads.h"
 
 #include <ATen/Parallel.h>
+#include <fmt/format.h>
 #include <dlfcn.h>
 #include <sched.h>
 
@@ -19,9 +20,24 @@ int usable_cores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-int intra_op_threads_per_replica(int replicas, int cores, int requested) {
-  if (requested > 0) return requested;
-  return std::max(1, cores / std::max(1, replicas));
+int intra_op_threads_per_replica(int replicas, int cores, int requested, int64_t shard_examples, std::string* why) {
+  auto say = [why](std::string text) {
+    if (why) *why = std::move(text);
+  };
+  if (requested > 0) {
+    say("as requested");
+    return requested;
+  }
+  replicas = std::max(1, replicas);
+  const int share = std::max(1, cores / replicas);
+  const int64_t by_shard = std::max<int64_t>(1, shard_examples / kExamplesPerIntraOpThread);
+  if (shard_examples > 0 && by_shard < share) {
+    say(fmt::format("{} examples a replica: one thread per {}, fewer than its {} of {} cores", shard_examples,
+                    kExamplesPerIntraOpThread, share, cores));
+    return static_cast<int>(by_shard);
+  }
+  say(replicas == 1 ? fmt::format("all {} cores", cores) : fmt::format("{} cores shared by {} replicas", cores, replicas));
+  return share;
 }
 
 namespace {

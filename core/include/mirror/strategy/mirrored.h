@@ -75,6 +75,8 @@ class MirroredStrategy {
   const std::vector<LogicalDevice>& devices() const { return devices_; }
   const CommunicatorChoice& communicator() const { return choice_; }
   int intra_op_threads() const { return threads_per_replica_; }
+  // Why that many, in words ("16 examples a replica: one thread per 64, ...").
+  const std::string& intra_op_threads_reason() const { return threads_reason_; }
   int64_t num_parameters() const;
   int64_t steps() const { return steps_; }
   // Replica `r`'s parameters as one flat float32 tensor that aliases the model's weights:
@@ -114,6 +116,7 @@ class MirroredStrategy {
   std::vector<int64_t> segments_;  // each weight's size in the flat vectors, for per-weight clipping
   CommunicatorChoice choice_;
   int threads_per_replica_ = 1;
+  std::string threads_reason_;
   int top_k_ = 1;
   int64_t steps_ = 0;
   std::shared_ptr<WorkerGroup> workers_;  // null or one process: everything is in this process

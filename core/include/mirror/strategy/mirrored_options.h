@@ -11,7 +11,10 @@ struct MirroredOptions {
   std::string communicator = "auto";  // "auto" or a registered backend (CommunicatorRegistry)
   int sync_check_every = 100;      // steps between parameter-sync checks; 0 disables
   int64_t bucket_bytes = 1 << 20;  // shared-memory all-reduce bucket size
-  int intra_op_threads = 0;        // per replica; 0: usable cores / replicas (at least 1)
+  int intra_op_threads = 0;        // per replica; 0: chosen (see intra_op_threads_per_replica)
+  // Examples of a replica's shard in a training step, which the thread choice weighs; set by the
+  // trainer from the global batch (not part of a recorded config). 0: unknown.
+  int64_t shard_examples = 0;
   bool deterministic = false;      // deterministic algorithms only (same seed, same numbers)
   int top_k = 5;                   // k of the top-k accuracy (clamped to the number of classes)
   // Teaching and tests only ("Broken sync" lesson): after this training step, nudge one parameter

@@ -17,6 +17,7 @@ struct RunStarted {
   std::string communicator;
   std::string communicator_reason;
   int intra_op_threads = 1;          // per replica
+  std::string intra_op_threads_reason;  // why that many, in words
   int64_t parameters = 0;
   int64_t train_size = 0;
   int64_t val_size = 0;

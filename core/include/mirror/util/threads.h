@@ -2,14 +2,27 @@
 // How many CPU threads each replica may use, so that N replica threads never ask for more
 // intra-op threads than the machine has cores.
 
+#include <cstdint>
+#include <string>
+
 namespace mirror {
 
 // Cores usable by this process (affinity mask aware). Thread-safe.
 int usable_cores();
 
-// Intra-op threads for each of `replicas` replica threads on `cores` cores: max(1, cores / replicas).
-// `requested` > 0 overrides the computation. Pure function.
-int intra_op_threads_per_replica(int replicas, int cores, int requested = 0);
+// A replica's intra-op threads pay for themselves only with enough of its shard to split: with
+// fewer examples a thread than this, OpenMP's hand-offs cost more than they save. Measured on the
+// tutorial's model (bench/README.md, 2026-12-02): one replica trained 3,155 samples/s on 1 thread
+// and 2,256 on 2 at batch 32, 2,896 and 4,235 at batch 256; the earlier crossover measurements put
+// it between 64 and 128 examples.
+inline constexpr int64_t kExamplesPerIntraOpThread = 64;
+
+// Intra-op threads for each of `replicas` replica threads on `cores` cores: `requested` when > 0;
+// otherwise cores / replicas (at least 1), and, when `shard_examples` (the examples of a replica's
+// shard in a training step) is known (> 0), no more than one thread per kExamplesPerIntraOpThread
+// of them. `why`, when given, receives which rule decided, in words. Pure function.
+int intra_op_threads_per_replica(int replicas, int cores, int requested = 0, int64_t shard_examples = 0,
+                                 std::string* why = nullptr);
 
 // Applies a per-thread intra-op budget to the calling thread: LibTorch's OpenMP team size for
 // this thread and, where the BLAS is OpenBLAS, its (process-wide) thread count. Every replica of
