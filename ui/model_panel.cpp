@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "mirror/data/dataset.h"
-#include "mirror/model/keras_import.h"
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
 #include "mirror/util/error.h"
@@ -217,22 +216,8 @@ void ModelPanel::set_spec(const ModelSpec& spec) {
 }
 
 QStringList ModelPanel::open_model_file(const QString& path) {
-  std::ifstream in(path.toStdString());
-  if (!in) throw ConfigError(QString("%1: cannot open it").arg(path).toStdString());
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(QString("%1: not valid JSON (%2)").arg(path, e.what()).toStdString());
-  }
   std::vector<std::string> notes;
-  ModelSpec spec;
-  try {
-    spec = is_keras_model_json(j) ? model_from_keras_json(j, &notes) : model_from_json(j);
-  } catch (const ConfigError& e) {
-    throw ConfigError(QString("%1: %2").arg(path, e.what()).toStdString());
-  }
-  set_spec(spec);
+  set_spec(load_model_file(path.toStdString(), &notes));
   mark_custom();
   QStringList out;
   for (const auto& n : notes) out << QString::fromStdString(n);

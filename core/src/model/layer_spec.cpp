@@ -258,7 +258,7 @@ ModelSpec model_from_json(const nlohmann::json& j) {
   }
 }
 
-ModelSpec load_model_file(const std::string& path) {
+ModelSpec load_model_file(const std::string& path, std::vector<std::string>* keras_notes) {
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("model file {}: cannot open it", path));
   nlohmann::json j;
@@ -268,7 +268,7 @@ ModelSpec load_model_file(const std::string& path) {
     throw ConfigError(fmt::format("model file {}: not valid JSON ({})", path, e.what()));
   }
   try {
-    return model_from_json(j);
+    return keras_notes && is_keras_model_json(j) ? model_from_keras_json(j, keras_notes) : model_from_json(j);
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(fmt::format("model file {}: {}", path, e.what()));
   } catch (const ConfigError& e) {

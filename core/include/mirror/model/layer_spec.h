@@ -69,6 +69,7 @@ const char* activation_name(Activation a);
 nlohmann::json to_json(const ModelSpec& spec);
 ModelSpec model_from_json(const nlohmann::json& j);
 // Reads a model file; throws ConfigError if it is missing or malformed.
-ModelSpec load_model_file(const std::string& path);
+// A Keras file's notes (what was not imported, see keras_import.h) go to `keras_notes` when given.
+ModelSpec load_model_file(const std::string& path, std::vector<std::string>* keras_notes = nullptr);
 
 }  // namespace mirror
