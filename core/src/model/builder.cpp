@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include "mirror/model/conv_kernels.h"
 #include "mirror/model/lowering.h"
 #include "mirror/util/error.h"
 
@@ -28,6 +29,26 @@ class ReplicaDropoutImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ReplicaDropout);
 
+// A Conv1D (with the ReLU and MaxPooling1D after it, when it has them) on channels-last input:
+// conv_kernels.h's block. Its parameters are LibTorch Conv1d's, named and shaped the same
+// ("weight" (filters, channels, kernel), "bias"), and drawn the same way, so checkpoints, exports
+// and seeded runs do not tell the two apart.
+class ChannelsLastConv1dImpl : public torch::nn::Module {
+ public:
+  ChannelsLastConv1dImpl(const Op& conv, const Conv1dBlock& block) : block_(block) {
+    torch::nn::Conv1d drawn(
+        torch::nn::Conv1dOptions(conv.in_channels, conv.layer.units, conv.layer.kernel[0]).bias(conv.layer.use_bias));
+    weight = register_parameter("weight", drawn->weight.detach());
+    if (conv.layer.use_bias) bias = register_parameter("bias", drawn->bias.detach());
+  }
+  torch::Tensor forward(torch::Tensor x) { return conv1d_block(x, weight, bias, block_); }
+  torch::Tensor weight, bias;
+
+ private:
+  Conv1dBlock block_;
+};
+TORCH_MODULE(ChannelsLastConv1d);
+
 // Keras' defaults: Embedding uniform(-0.05, 0.05); Conv and Dense kernels Glorot-uniform, whose
 // fans count the receptive field as Keras does (the same as LibTorch's fan computation); biases 0.
 void apply_keras_initializers(torch::nn::Sequential& seq) {
@@ -35,7 +56,8 @@ void apply_keras_initializers(torch::nn::Sequential& seq) {
   for (auto& m : seq->modules(/*include_self=*/false)) {
     if (auto* e = m->as<torch::nn::Embedding>()) {
       e->weight.uniform_(-0.05, 0.05);
-    } else if (m->as<torch::nn::Conv1d>() || m->as<torch::nn::Conv2d>() || m->as<torch::nn::Linear>()) {
+    } else if (m->as<torch::nn::Conv1d>() || m->as<torch::nn::Conv2d>() || m->as<torch::nn::Linear>() ||
+               m->as<ChannelsLastConv1dImpl>()) {
       for (auto& p : m->named_parameters(/*recurse=*/false)) {
         if (p.key() == "weight") torch::nn::init::xavier_uniform_(p.value());
         else if (p.key() == "bias") p.value().zero_();
@@ -119,15 +141,94 @@ torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>&
   }
   throw std::logic_error("unknown op kind");
 }
+bool is_relu(const Op& op) { return op.kind == OpKind::kActivation && op.layer.activation == Activation::kRelu; }
+bool is_valid_pool1d(const Op& op) { return op.kind == OpKind::kMaxPool && op.spatial == 1 && !op.layer.same_padding; }
+
+// Ops that may run on a (B, steps, channels) tensor inside a channels-last stretch: 1-D
+// convolutions and valid max-pools (which get the channels-last kernels), and elementwise ops.
+bool runs_channels_last(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kConv: return op.spatial == 1;
+    case OpKind::kMaxPool: return is_valid_pool1d(op);
+    case OpKind::kActivation: return op.layer.activation != Activation::kSoftmax;
+    case OpKind::kDropout: return true;
+    default: return false;
+  }
+}
+
+// Where lowering switches a sequence to channels first for LibTorch's 1-D convolutions, the
+// stretch up to the switch back (or to the op that reads channels first: a Flatten, a global
+// pool) runs channels last on conv_kernels.h's CPU kernels instead, with one permutation at its
+// end only where the next op wants channels first. `first` is the Permute; returns the index of
+// the first op after the stretch (after the Permute back, when it ends with one), or `first` if
+// it cannot be taken.
+size_t add_channels_last_stretch(const std::vector<Op>& ops, size_t first, torch::nn::Sequential& seq,
+                                 const c10::optional<at::Generator>& dropout_generator) {
+  size_t end = first + 1;
+  bool has_conv = false;
+  while (end < ops.size() && runs_channels_last(ops[end])) has_conv |= ops[end++].kind == OpKind::kConv;
+  if (!has_conv) return first;
+  for (size_t i = first + 1; i < end;) {
+    const Op& op = ops[i];
+    if (op.kind == OpKind::kConv) {
+      Conv1dBlock block;
+      block.kernel = op.layer.kernel[0];
+      block.stride = op.strides[0];
+      if (!op.pad_begin.empty()) {
+        block.pad_begin = op.pad_begin[0];
+        block.pad_end = op.pad_end[0];
+      }
+      ++i;
+      if (i < end && is_relu(ops[i])) {
+        block.relu = true;
+        ++i;
+      }
+      if (i < end && is_valid_pool1d(ops[i])) {
+        block.pool = ops[i].layer.pool[0];
+        block.pool_stride = ops[i].strides[0];
+        ++i;
+      }
+      seq->push_back(std::string(op.name), torch::nn::AnyModule(ChannelsLastConv1d(op, block)));
+    } else if (op.kind == OpKind::kMaxPool) {
+      const int64_t pool = op.layer.pool[0], stride = op.strides[0];
+      seq->push_back(std::string(op.name), torch::nn::AnyModule(torch::nn::Functional([pool, stride](torch::Tensor x) {
+                       return max_pool1d_channels_last(x, pool, stride, /*relu=*/false);
+                     })));
+      ++i;
+    } else {
+      seq->push_back(op_module(op, dropout_generator));
+      ++i;
+    }
+  }
+  if (end < ops.size() && ops[end].kind == OpKind::kPermute) return end + 1;  // back to channels last
+  seq->push_back(torch::nn::Functional([](torch::Tensor x) { return x.permute({0, 2, 1}); }));
+  return end;
+}
 }  // namespace
 
-torch::nn::Sequential build_model(const ModelAnalysis& analysis,
-                                  c10::optional<at::Generator> dropout_generator) {
+torch::nn::Sequential build_model(const ModelAnalysis& analysis, c10::optional<at::Generator> dropout_generator,
+                                  bool channels_last_kernels) {
   torch::nn::Sequential seq;
-  for (const Op& op : lower(analysis)) {
+  const std::vector<Op> ops = lower(analysis);
+  bool channels_first = false;
+  for (size_t i = 0; i < ops.size();) {
+    const Op& op = ops[i];
+    if (channels_last_kernels && op.kind == OpKind::kPermute && op.perm == std::vector<int64_t>{0, 2, 1} &&
+        !channels_first) {
+      if (const size_t next = add_channels_last_stretch(ops, i, seq, dropout_generator); next != i) {
+        channels_first = ops[next - 1].kind != OpKind::kPermute;  // unless it ended on the way back
+        i = next;
+        continue;
+      }
+    }
+    if (op.kind == OpKind::kPermute) channels_first = !channels_first;
+    if (op.kind == OpKind::kFlatten || op.kind == OpKind::kReduceMax || op.kind == OpKind::kReduceMean ||
+        op.kind == OpKind::kEmbedding)
+      channels_first = false;
     auto module = op_module(op, dropout_generator);
     if (op.name.empty()) seq->push_back(std::move(module));
     else seq->push_back(op.name, std::move(module));
+    ++i;
   }
   if (analysis.initializer == "keras") apply_keras_initializers(seq);
   // The last op's output is (B, classes).

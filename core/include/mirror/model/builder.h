@@ -13,7 +13,12 @@ namespace mirror {
 // first for reproducible weights. Throws ConfigError if `analysis` is not ok().
 // Dropout layers draw from `dropout_generator` when given (one per replica keeps runs
 // deterministic), else from the default generator.
+// 1-D convolutions and pools run channels last on conv_kernels.h's CPU kernels (LibTorch's own
+// operations on other devices); `channels_last_kernels` false builds them from LibTorch's
+// channels-first modules instead, the reference the kernels are tested and measured against.
+// Both draw the same initial weights from the same seed.
 torch::nn::Sequential build_model(const ModelAnalysis& analysis,
-                                  c10::optional<at::Generator> dropout_generator = c10::nullopt);
+                                  c10::optional<at::Generator> dropout_generator = c10::nullopt,
+                                  bool channels_last_kernels = true);
 
 }  // namespace mirror
