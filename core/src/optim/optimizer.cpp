@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <ATen/Parallel.h>
 
 #include <cmath>
 
@@ -98,6 +99,49 @@ void Optimizer::load_slots(const std::vector<std::pair<std::string, torch::Tenso
 }
 
 namespace {
+// The fused updates below run one pass over the flat buffers instead of LibTorch's six to ten
+// (each reading and writing every parameter), on the CPU; elsewhere the same formulas run as
+// LibTorch operations. Each element's arithmetic is the operations' own, in their order.
+bool fusable(const torch::Tensor& p, const torch::Tensor& g) {
+  return p.device().is_cpu() && p.scalar_type() == torch::kFloat32 && g.scalar_type() == torch::kFloat32 &&
+         p.is_contiguous() && g.is_contiguous();
+}
+
+template <typename F>
+void for_each_span(int64_t n, F&& f) {
+  constexpr int64_t kGrain = 32768;
+  at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) { f(begin, end); });
+}
+
+// m ← lerp(m, g, 1 − β1); v ← β2·v + (1 − β2)·g²; then p ← p + a_g·g/d + a_m·m/d with
+// d = sqrt(v / v_div) + ε (Adam: v_div 1, its bias correction is in a_m; Adam has no g term).
+struct MomentStep {
+  float w1, b2, one_minus_b2, v_div, eps, a_g, a_m, decay;  // decay: p ← p·decay first (AdamW)
+};
+
+// One span; a function of its own so that the restrict-qualified pointers and the by-value
+// constants let the compiler vectorise the loop.
+void moment_span(MomentStep k, float* __restrict p, const float* __restrict g, float* __restrict m,
+                 float* __restrict v, int64_t n) {
+  const bool near_m = k.w1 < 0.5f;  // LibTorch's lerp, rounding included
+  for (int64_t i = 0; i < n; ++i) {
+    const float gi = g[i];
+    const float mi = near_m ? m[i] + k.w1 * (gi - m[i]) : gi - (gi - m[i]) * (1.0f - k.w1);
+    const float vi = v[i] * k.b2 + k.one_minus_b2 * gi * gi;  // addcmul's order
+    const float d = std::sqrt(vi / k.v_div) + k.eps;
+    const float pi = p[i] * k.decay + k.a_g * (gi / d);
+    p[i] = pi + k.a_m * (mi / d);
+    m[i] = mi;
+    v[i] = vi;
+  }
+}
+
+void fused_moment_step(const MomentStep& k, float* p, const float* g, float* m, float* v, int64_t n) {
+  for_each_span(n, [&](int64_t begin, int64_t end) {
+    moment_span(k, p + begin, g + begin, m + begin, v + begin, end - begin);
+  });
+}
+
 // Keras SGD: velocity = momentum * velocity - lr * g; var += velocity
 // (Nesterov: var += momentum * velocity - lr * g, with the updated velocity).
 class Sgd : public Optimizer {
@@ -137,10 +181,18 @@ class Adam : public Optimizer {
         wd_(c.effective_weight_decay()), m_(torch::zeros_like(p)), v_(torch::zeros_like(p)) {}
   void step(torch::Tensor& p, const torch::Tensor& g) override {
     const double t = static_cast<double>(++iterations_);
+    const double alpha = lr_ * std::sqrt(1.0 - std::pow(b2_, t)) / (1.0 - std::pow(b1_, t));
+    if (fusable(p, g)) {
+      const MomentStep k{static_cast<float>(1.0 - b1_), static_cast<float>(b2_), static_cast<float>(1.0 - b2_),
+                         1.0f, static_cast<float>(eps_), 0.0f, static_cast<float>(-alpha),
+                         static_cast<float>(wd_ > 0 ? 1.0 - wd_ * lr_ : 1.0)};
+      fused_moment_step(k, p.data_ptr<float>(), g.data_ptr<float>(), m_.data_ptr<float>(), v_.data_ptr<float>(),
+                        p.numel());
+      return;
+    }
     if (wd_ > 0) p.mul_(1.0 - wd_ * lr_);
     m_.lerp_(g, 1.0 - b1_);
     v_.mul_(b2_).addcmul_(g, g, 1.0 - b2_);
-    const double alpha = lr_ * std::sqrt(1.0 - std::pow(b2_, t)) / (1.0 - std::pow(b1_, t));
     p.addcdiv_(m_, v_.sqrt().add_(eps_), -alpha);
   }
   std::vector<std::pair<std::string, torch::Tensor>> slots() const override {
@@ -202,6 +254,19 @@ class Nadam : public Optimizer {
     const double u_next = b1_ * (1.0 - 0.5 * std::pow(0.96, kDecay * (t + 1)));
     u_product_ *= u_t;
     const double u_product_next = u_product_ * u_next;
+    if (fusable(p, g)) {
+      const MomentStep k{static_cast<float>(1.0 - b1_),
+                         static_cast<float>(b2_),
+                         static_cast<float>(1.0 - b2_),
+                         static_cast<float>(1.0 - std::pow(b2_, t)),
+                         static_cast<float>(eps_),
+                         static_cast<float>(-lr_ * (1.0 - u_t) / (1.0 - u_product_)),
+                         static_cast<float>(-lr_ * u_next / (1.0 - u_product_next)),
+                         1.0f};
+      fused_moment_step(k, p.data_ptr<float>(), g.data_ptr<float>(), m_.data_ptr<float>(), v_.data_ptr<float>(),
+                        p.numel());
+      return;
+    }
     m_.lerp_(g, 1.0 - b1_);
     v_.mul_(b2_).addcmul_(g, g, 1.0 - b2_);
     // denom = sqrt(v / (1 - beta2^t)) + eps

@@ -136,3 +136,38 @@ TEST(OptimizerConfig, KerasDefaultsAndClearErrors) {
   EXPECT_NE(config_error(OptimizerConfig{}.with_name("sgd").with_momentum(1.5)).find("invalid momentum: 1.5"), std::string::npos);
   EXPECT_NE(config_error(OptimizerConfig{}.with_name("adam").with_nesterov(true)).find("sgd optimizer only"), std::string::npos);
 }
+
+// On a contiguous float buffer on the CPU, Adam, AdamW and Nadam run one fused pass; on anything
+// else (a strided buffer here, a GPU in a run) they run as LibTorch operations. Both must give the
+// same parameters and slots, step after step.
+TEST(FusedUpdates, EqualTheLibTorchOperationsTheyReplace) {
+  for (const char* name : {"adam", "adamw", "nadam"})
+    for (double beta1 : {0.9, 0.3}) {  // LibTorch's lerp rounds differently on either side of 0.5
+      OptimizerConfig cfg;
+      cfg.name = name;
+      cfg.beta1 = beta1;
+      cfg.learning_rate = 0.01;
+      torch::manual_seed(7);
+      const int64_t n = 70001;  // several parallel spans and a ragged end
+      auto start = torch::randn({n});
+      auto fused_p = start.clone();
+      auto strided = torch::zeros({2 * n});
+      auto plain_p = strided.slice(0, 0, 2 * n, 2);
+      plain_p.copy_(start);
+      ASSERT_FALSE(plain_p.is_contiguous());
+      auto fused = make_optimizer(cfg, fused_p);
+      auto plain = make_optimizer(cfg, plain_p);
+      for (int step = 0; step < 30; ++step) {
+        auto g = torch::randn({n}) * (step % 3 == 0 ? 1e-4 : 1.0);
+        fused->step(fused_p, g);
+        plain->step(plain_p, g);
+      }
+      const double diff = (fused_p - plain_p).abs().max().item<double>();
+      EXPECT_LE(diff, 1e-6) << name << " beta1 " << beta1;
+      EXPECT_FALSE(torch::equal(fused_p, start)) << name;
+      const auto fs = fused->slots(), ps = plain->slots();
+      ASSERT_EQ(fs.size(), ps.size());
+      for (size_t i = 0; i < fs.size(); ++i)
+        EXPECT_LE((fs[i].second - ps[i].second).abs().max().item<double>(), 1e-6) << name << " " << fs[i].first;
+    }
+}
