@@ -8,6 +8,7 @@ packages=(
   libtorch-dev            # LibTorch 1.13 (CPU), the C++ frontend
   libgloo-dev             # Gloo headers for c10d's ProcessGroupGloo: training across processes
   libopenblas0            # fast BLAS for libtorch's matrix products (the reference BLAS is ~30x slower)
+  libdnnl-dev             # oneDNN's sgemm: the hand-written CPU layers' matrix products (2x OpenBLAS here)
   libgoogle-perftools-dev # tcmalloc: keeps libtorch's per-step buffers instead of faulting them in again
   libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libzip-dev libcurl4-openssl-dev libssl-dev   # Keras .npz archives, dataset downloads, SHA-256

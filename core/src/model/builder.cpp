@@ -4,6 +4,8 @@
 #include <torch/torch.h>
 
 #include "mirror/model/conv_kernels.h"
+#include "mirror/model/dense_kernel.h"
+#include "mirror/model/embedding_kernel.h"
 #include "mirror/model/lowering.h"
 #include "mirror/util/error.h"
 
@@ -49,6 +51,32 @@ class ChannelsLastConv1dImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ChannelsLastConv1d);
 
+// A Dense layer on dense_kernel.h's CPU kernel, with LibTorch Linear's parameters (names, shapes
+// and the way they are drawn), like ChannelsLastConv1d.
+class CpuDenseImpl : public torch::nn::Module {
+ public:
+  CpuDenseImpl(int64_t in_features, int64_t units, bool use_bias) {
+    torch::nn::Linear drawn(torch::nn::LinearOptions(in_features, units).bias(use_bias));
+    weight = register_parameter("weight", drawn->weight.detach());
+    if (use_bias) bias = register_parameter("bias", drawn->bias.detach());
+  }
+  torch::Tensor forward(torch::Tensor x) { return dense(x, weight, bias); }
+  torch::Tensor weight, bias;
+};
+TORCH_MODULE(CpuDense);
+
+// An Embedding on embedding_kernel.h's CPU kernel, with LibTorch Embedding's parameter.
+class CpuEmbeddingImpl : public torch::nn::Module {
+ public:
+  CpuEmbeddingImpl(int64_t rows, int64_t dim) {
+    torch::nn::Embedding drawn(rows, dim);
+    weight = register_parameter("weight", drawn->weight.detach());
+  }
+  torch::Tensor forward(torch::Tensor ids) { return embedding_lookup(ids, weight); }
+  torch::Tensor weight;
+};
+TORCH_MODULE(CpuEmbedding);
+
 // Keras' defaults: Embedding uniform(-0.05, 0.05); Conv and Dense kernels Glorot-uniform, whose
 // fans count the receptive field as Keras does (the same as LibTorch's fan computation); biases 0.
 void apply_keras_initializers(torch::nn::Sequential& seq) {
@@ -56,8 +84,10 @@ void apply_keras_initializers(torch::nn::Sequential& seq) {
   for (auto& m : seq->modules(/*include_self=*/false)) {
     if (auto* e = m->as<torch::nn::Embedding>()) {
       e->weight.uniform_(-0.05, 0.05);
+    } else if (auto* ce = m->as<CpuEmbeddingImpl>()) {
+      ce->weight.uniform_(-0.05, 0.05);
     } else if (m->as<torch::nn::Conv1d>() || m->as<torch::nn::Conv2d>() || m->as<torch::nn::Linear>() ||
-               m->as<ChannelsLastConv1dImpl>()) {
+               m->as<ChannelsLastConv1dImpl>() || m->as<CpuDenseImpl>()) {
       for (auto& p : m->named_parameters(/*recurse=*/false)) {
         if (p.key() == "weight") torch::nn::init::xavier_uniform_(p.value());
         else if (p.key() == "bias") p.value().zero_();
@@ -83,8 +113,10 @@ torch::nn::Functional activation_module(Activation a) {
 }
 
 
-// The LibTorch module of one op; ops without a name go in unnamed.
-torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>& dropout_generator) {
+// The LibTorch module of one op; ops without a name go in unnamed. `cpu_kernels`: Dense and
+// Embedding layers on dense_kernel.h's and embedding_kernel.h's kernels.
+torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>& dropout_generator,
+                               bool cpu_kernels) {
   const auto& l = op.layer;
   switch (op.kind) {
     case OpKind::kPermute: {
@@ -92,6 +124,7 @@ torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>&
       return torch::nn::AnyModule(torch::nn::Functional([perm](torch::Tensor x) { return x.permute(perm); }));
     }
     case OpKind::kEmbedding:
+      if (cpu_kernels) return torch::nn::AnyModule(CpuEmbedding(l.input_dim, l.output_dim));
       return torch::nn::AnyModule(torch::nn::Embedding(l.input_dim, l.output_dim));
     case OpKind::kConv: {
       if (op.spatial == 1) {
@@ -123,6 +156,7 @@ torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>&
     case OpKind::kFlatten:
       return torch::nn::AnyModule(torch::nn::Flatten());
     case OpKind::kLinear:
+      if (cpu_kernels) return torch::nn::AnyModule(CpuDense(op.in_channels, l.units, l.use_bias));
       return torch::nn::AnyModule(torch::nn::Linear(torch::nn::LinearOptions(op.in_channels, l.units).bias(l.use_bias)));
     case OpKind::kDropout:
       return torch::nn::AnyModule(ReplicaDropout(l.rate, dropout_generator));
@@ -196,7 +230,7 @@ size_t add_channels_last_stretch(const std::vector<Op>& ops, size_t first, torch
                      })));
       ++i;
     } else {
-      seq->push_back(op_module(op, dropout_generator));
+      seq->push_back(op_module(op, dropout_generator, /*cpu_kernels=*/true));
       ++i;
     }
   }
@@ -207,13 +241,13 @@ size_t add_channels_last_stretch(const std::vector<Op>& ops, size_t first, torch
 }  // namespace
 
 torch::nn::Sequential build_model(const ModelAnalysis& analysis, c10::optional<at::Generator> dropout_generator,
-                                  bool channels_last_kernels) {
+                                  bool cpu_kernels) {
   torch::nn::Sequential seq;
   const std::vector<Op> ops = lower(analysis);
   bool channels_first = false;
   for (size_t i = 0; i < ops.size();) {
     const Op& op = ops[i];
-    if (channels_last_kernels && op.kind == OpKind::kPermute && op.perm == std::vector<int64_t>{0, 2, 1} &&
+    if (cpu_kernels && op.kind == OpKind::kPermute && op.perm == std::vector<int64_t>{0, 2, 1} &&
         !channels_first) {
       if (const size_t next = add_channels_last_stretch(ops, i, seq, dropout_generator); next != i) {
         channels_first = ops[next - 1].kind != OpKind::kPermute;  // unless it ended on the way back
@@ -225,7 +259,7 @@ torch::nn::Sequential build_model(const ModelAnalysis& analysis, c10::optional<a
     if (op.kind == OpKind::kFlatten || op.kind == OpKind::kReduceMax || op.kind == OpKind::kReduceMean ||
         op.kind == OpKind::kEmbedding)
       channels_first = false;
-    auto module = op_module(op, dropout_generator);
+    auto module = op_module(op, dropout_generator, cpu_kernels);
     if (op.name.empty()) seq->push_back(std::move(module));
     else seq->push_back(op.name, std::move(module));
     ++i;

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "model/cpu_gemm.h"
+
 namespace mirror {
 
 namespace {
@@ -211,9 +213,8 @@ class Conv1dBlockFunction : public torch::autograd::Function<Conv1dBlockFunction
       const int64_t R = B * steps - k.kernel + 1;
       y = torch::empty({B * steps, out_c}, x.options());
       Tensor yr = y.narrow(0, 0, R);
-      if (bias.defined()) at::addmm_out(yr, bias, x2.narrow(0, 0, R), taps[0]);
-      else at::mm_out(yr, x2.narrow(0, 0, R), taps[0]);
-      for (int64_t i = 1; i < k.kernel; ++i) yr.addmm_(x2.narrow(0, i, R), taps[i]);
+      if (bias.defined()) yr.copy_(bias.expand({R, out_c}));
+      for (int64_t i = 0; i < k.kernel; ++i) cpu_gemm::mm_into(yr, x2.narrow(0, i, R), taps[i], bias.defined() || i > 0);
     } else {
       batch_rows = conv_steps;
       cols = torch::empty({B * conv_steps, k.kernel * C}, x.options());
@@ -221,7 +222,9 @@ class Conv1dBlockFunction : public torch::autograd::Function<Conv1dBlockFunction
         im2col(x.data_ptr<scalar_t>(), B, steps, C, k, conv_steps, cols.data_ptr<scalar_t>());
       });
       const Tensor w = taps.view({k.kernel * C, out_c});
-      y = bias.defined() ? torch::addmm(bias, cols, w) : torch::mm(cols, w);
+      y = torch::empty({B * conv_steps, out_c}, x.options());
+      if (bias.defined()) y.copy_(bias.expand({B * conv_steps, out_c}));
+      cpu_gemm::mm_into(y, cols, w, bias.defined());
     }
     const int64_t out_steps = k.out_steps(steps);
     Tensor out = torch::empty({B, out_steps, out_c}, x.options());
@@ -263,18 +266,24 @@ class Conv1dBlockFunction : public torch::autograd::Function<Conv1dBlockFunction
       gtaps = torch::empty_like(taps);
       for (int64_t i = 0; i < k.kernel; ++i) {
         Tensor gt = gtaps[i];
-        at::mm_out(gt, x2.narrow(0, i, R).t(), gyr);
+        cpu_gemm::mm_into(gt, x2.narrow(0, i, R).t(), gyr, false);
       }
       if (want_x) {
         gx = torch::zeros({B * steps, C}, x.options());
-        for (int64_t i = 0; i < k.kernel; ++i) gx.narrow(0, i, R).addmm_(gyr, taps[i].t());
+        for (int64_t i = 0; i < k.kernel; ++i) {
+          Tensor gxi = gx.narrow(0, i, R);
+          cpu_gemm::mm_into(gxi, gyr, taps[i].t(), true);
+        }
         gx = gx.view({B, steps, C});
       }
     } else {
       const Tensor w = taps.view({k.kernel * C, out_c});
-      gtaps = torch::mm(cols.t(), gy).view({k.kernel, C, out_c});
+      gtaps = torch::empty({k.kernel * C, out_c}, x.options());
+      cpu_gemm::mm_into(gtaps, cols.t(), gy, false);
+      gtaps = gtaps.view({k.kernel, C, out_c});
       if (want_x) {
-        const Tensor gcols = torch::mm(gy, w.t());
+        Tensor gcols = torch::empty({B * k.conv_steps(steps), k.kernel * C}, x.options());
+        cpu_gemm::mm_into(gcols, gy, w.t(), false);
         gx = torch::empty({B, steps, C}, x.options());
         AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "col2im", [&] {
           col2im(gcols.data_ptr<scalar_t>(), B, steps, C, k, k.conv_steps(steps), gx.data_ptr<scalar_t>());

@@ -11,8 +11,10 @@
 #include "mirror/model/conv_kernels.h"
 #include "mirror/model/presets.h"
 #include "model_inputs.h"
+#include "tensor_checks.h"
 
 using namespace mirror;
+using mirror::testing::expect_close;
 
 namespace {
 namespace F = torch::nn::functional;
@@ -42,12 +44,6 @@ Grads run(Block&& block, const torch::Tensor& x0, const torch::Tensor& w0, const
   return {out.detach(), x.grad(), w.grad(), b.defined() ? b.grad() : torch::Tensor()};
 }
 
-void expect_close(const torch::Tensor& got, const torch::Tensor& want, double tol, const std::string& what) {
-  ASSERT_EQ(got.sizes(), want.sizes()) << what;
-  const double scale = std::max(1.0, want.abs().max().item<double>());
-  const double diff = (got - want).abs().max().item<double>();
-  EXPECT_LE(diff, tol * scale) << what << ": max |difference| " << diff;
-}
 
 void check_block(const Conv1dBlock& k, int64_t batch, int64_t steps, int64_t in_c, int64_t out_c, bool bias,
                  torch::Dtype dtype, const std::string& name) {
@@ -162,8 +158,8 @@ TEST(ConvKernels, ShapesThatDoNotFitAreRefused) {
   EXPECT_THROW(max_pool1d_channels_last(torch::randn({2, 1, 3}), 2, 2, false), std::invalid_argument);
 }
 
-// Whole models: the same seed gives the same weights with and without the kernels, and the same
-// logits and gradients on a batch.
+// Whole models: the same seed gives the same weights with and without the kernels (conv blocks and
+// Dense layers), and the same logits and gradients on a batch.
 TEST(ConvKernels, ModelsBuiltWithTheKernelsEqualLibTorchsModules) {
   const auto same_pad = nlohmann::json::parse(R"({"layers": [{"type": "Embedding", "input_dim": "vocab", "output_dim": 8},
       {"type": "Conv1D", "filters": 40, "kernel_size": 4, "padding": "same", "activation": "relu"},
@@ -174,17 +170,21 @@ TEST(ConvKernels, ModelsBuiltWithTheKernelsEqualLibTorchsModules) {
   const auto dense_on_sequence = nlohmann::json::parse(R"({"layers": [{"type": "Embedding", "input_dim": "vocab", "output_dim": 6},
       {"type": "Conv1D", "filters": 16, "kernel_size": 2, "strides": 2, "use_bias": false},
       {"type": "Dense", "units": 5, "activation": "relu"}, {"type": "Flatten"}, {"type": "Dense", "units": "classes"}]})");
+  // reuters-mlp's shape: a bag of words into Dense layers, no gradient for the input.
+  const auto bag_of_words = nlohmann::json::parse(R"({"layers": [{"type": "CategoryEncoding", "num_tokens": "vocab"},
+      {"type": "Dense", "units": 24, "activation": "relu"}, {"type": "Dense", "units": "classes"}]})");
   const InputSpec text{{60}, true, 200, 7};
   const std::pair<ModelSpec, InputSpec> models[] = {{find_preset("seed-reuters").model, mirror::testing::text_input()},
                                                     {model_from_json(same_pad), text},
-                                                    {model_from_json(dense_on_sequence), text}};
+                                                    {model_from_json(dense_on_sequence), text},
+                                                    {model_from_json(bag_of_words), text}};
   for (const auto& [spec, input] : models) {
     const auto a = analyze(spec, input);
     ASSERT_TRUE(a.ok()) << a.describe_errors();
     torch::manual_seed(9);
     auto fast = build_model(a);
     torch::manual_seed(9);
-    auto reference = build_model(a, c10::nullopt, /*channels_last_kernels=*/false);
+    auto reference = build_model(a, c10::nullopt, /*cpu_kernels=*/false);
     auto fp = fast->named_parameters(), rp = reference->named_parameters();
     ASSERT_EQ(fp.keys(), rp.keys());
     for (const auto& key : fp.keys()) ASSERT_TRUE(torch::equal(fp[key], rp[key])) << key;

@@ -13,12 +13,14 @@ namespace mirror {
 // first for reproducible weights. Throws ConfigError if `analysis` is not ok().
 // Dropout layers draw from `dropout_generator` when given (one per replica keeps runs
 // deterministic), else from the default generator.
-// 1-D convolutions and pools run channels last on conv_kernels.h's CPU kernels (LibTorch's own
-// operations on other devices); `channels_last_kernels` false builds them from LibTorch's
-// channels-first modules instead, the reference the kernels are tested and measured against.
-// Both draw the same initial weights from the same seed.
+// 1-D convolutions and pools run channels last on conv_kernels.h's CPU kernels, Dense and
+// Embedding layers on dense_kernel.h's and embedding_kernel.h's (LibTorch's own operations on
+// other devices); `cpu_kernels` false builds them from LibTorch's modules instead (channels-first
+// Conv1d and MaxPool1d, Linear, Embedding), the reference the kernels are tested and measured
+// against. Both draw the same initial weights from the same seed and name their parameters the
+// same.
 torch::nn::Sequential build_model(const ModelAnalysis& analysis,
                                   c10::optional<at::Generator> dropout_generator = c10::nullopt,
-                                  bool channels_last_kernels = true);
+                                  bool cpu_kernels = true);
 
 }  // namespace mirror
