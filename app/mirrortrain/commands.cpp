@@ -17,6 +17,7 @@
 #include "mirror/data/keras_datasets.h"
 #include "mirror/data/preview.h"
 #include "mirror/data/registry.h"
+#include "mirror/model/cpu_gemm.h"
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
 #include "mirror/runs/compare.h"
@@ -314,7 +315,7 @@ int run_presets() {
 int run_devices() {
   for (const auto& d : list_physical_devices()) fmt::print("{:<8} {}\n", d.name, d.model);
   const CudaReport& cuda = cuda_report();
-  fmt::print("LibTorch {}, BLAS: {}\n", TORCH_VERSION, blas_vendor());
+  fmt::print("LibTorch {}, BLAS: {}, CPU layers' GEMM: {}\n", TORCH_VERSION, blas_vendor(), cpu_gemm::library());
   if (!cuda.runtime_version.empty())
     fmt::print("CUDA runtime {}, driver {}\n", cuda.runtime_version,
                cuda.driver_version.empty() ? "none" : cuda.driver_version);

@@ -90,6 +90,14 @@ if [[ -n "${MIRROR_EXPECT_MALLOC:-}" ]]; then
     failed=$((failed + 1)); echo "FAIL malloc: run.json says $(grep -o '"malloc": "[a-z]*"' "$tmp/run1/run.json"), wanted $MIRROR_EXPECT_MALLOC"
   fi
 fi
+# What the CPU layers' matrix products ran on (MIRROR_WITH_DNNL), as the run records it.
+if [[ -n "${MIRROR_EXPECT_CPU_GEMM:-}" ]]; then
+  if grep -q "\"cpu_gemm\": \"$MIRROR_EXPECT_CPU_GEMM" "$tmp/run1/run.json"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); echo "FAIL cpu_gemm: run.json says $(grep -o '"cpu_gemm": "[^"]*"' "$tmp/run1/run.json"), wanted $MIRROR_EXPECT_CPU_GEMM"
+  fi
+fi
 expect run-dir-exists 2 'already holds a run' -- "$bin" train --preset spirals-mlp --epochs 1 --run-dir "$tmp/run1"
 if compgen -G "$tmp/run1/train/events.out.tfevents.*" >/dev/null && compgen -G "$tmp/run1/validation/events.out.tfevents.*" >/dev/null &&
    compgen -G "$tmp/run1/checkpoints/ckpt-*.pt" >/dev/null; then

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "model/cpu_gemm.h"
+#include "mirror/model/cpu_gemm.h"
 
 namespace mirror {
 

@@ -1,4 +1,4 @@
-#include "model/cpu_gemm.h"
+#include "mirror/model/cpu_gemm.h"
 
 #include <fmt/format.h>
 

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "model/cpu_gemm.h"
+#include "mirror/model/cpu_gemm.h"
 
 namespace mirror {
 

@@ -13,6 +13,7 @@
 #include <system_error>
 #include <thread>
 
+#include "mirror/model/cpu_gemm.h"
 #include "mirror/runs/evaluations.h"
 #include "mirror/train/events_json.h"
 #include "mirror/util/error.h"
@@ -155,7 +156,8 @@ void RunWriter::on_started(const RunStarted& e) {
   run_["machine"] = {{"cores", usable_cores()},
                      {"intra_op_threads", e.intra_op_threads},
                      {"intra_op_threads_reason", e.intra_op_threads_reason},
-                     {"malloc", malloc_name()}};
+                     {"malloc", malloc_name()},
+                     {"cpu_gemm", cpu_gemm::library()}};
   if (const auto load = load_average()) run_["machine"]["load_average_at_start"] = *load;
   cpu_use_.emplace();
   try {

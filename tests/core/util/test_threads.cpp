@@ -19,12 +19,14 @@ TEST(Threads, ASmallShardGetsOneThreadPerItsWorthOfExamples) {
   std::string why;
   // The tutorial's batch 32 on one replica of a 2-core machine: one thread (measured faster).
   EXPECT_EQ(intra_op_threads_per_replica(1, 2, 0, /*shard_examples=*/32, &why), 1);
-  EXPECT_NE(why.find("32 examples a replica: one thread per 64"), std::string::npos) << why;
+  EXPECT_NE(why.find("32 examples a replica: one thread per 128"), std::string::npos) << why;
   // Batch 256: both cores.
   EXPECT_EQ(intra_op_threads_per_replica(1, 2, 0, 256, &why), 2);
   EXPECT_EQ(why, "all 2 cores");
-  // On 16 cores: 200 examples keep 3 threads busy, 4096 all 16.
-  EXPECT_EQ(intra_op_threads_per_replica(1, 16, 0, 200), 3);
+  // Batch 128: one thread (measured faster than two).
+  EXPECT_EQ(intra_op_threads_per_replica(1, 2, 0, 128), 1);
+  // On 16 cores: 520 examples keep 4 threads busy, 4096 all 16.
+  EXPECT_EQ(intra_op_threads_per_replica(1, 16, 0, 520), 4);
   EXPECT_EQ(intra_op_threads_per_replica(1, 16, 0, 4096), 16);
   // The share of the cores is still the ceiling; an unknown shard (0) leaves it at that.
   EXPECT_EQ(intra_op_threads_per_replica(4, 16, 0, 4096, &why), 4);

@@ -75,7 +75,7 @@ class MirroredStrategy {
   const std::vector<LogicalDevice>& devices() const { return devices_; }
   const CommunicatorChoice& communicator() const { return choice_; }
   int intra_op_threads() const { return threads_per_replica_; }
-  // Why that many, in words ("16 examples a replica: one thread per 64, ...").
+  // Why that many, in words ("16 examples a replica: one thread per 128, ...").
   const std::string& intra_op_threads_reason() const { return threads_reason_; }
   int64_t num_parameters() const;
   int64_t steps() const { return steps_; }

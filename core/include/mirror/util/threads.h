@@ -12,10 +12,10 @@ int usable_cores();
 
 // A replica's intra-op threads pay for themselves only with enough of its shard to split: with
 // fewer examples a thread than this, OpenMP's hand-offs cost more than they save. Measured on the
-// tutorial's model (bench/README.md, 2026-12-02): one replica trained 3,155 samples/s on 1 thread
-// and 2,256 on 2 at batch 32, 2,896 and 4,235 at batch 256; the earlier crossover measurements put
-// it between 64 and 128 examples.
-inline constexpr int64_t kExamplesPerIntraOpThread = 64;
+// tutorial's model with the CPU kernels (2026-12-03, 2-core machine, medians of 3): one replica
+// trained 8,183 samples/s on 1 thread and 7,715 on 2 at batch 128, 8,412 and 8,810 at 192, 8,282
+// and 9,615 at 256. (Before the kernels, on LibTorch's layers, the crossover was near 64.)
+inline constexpr int64_t kExamplesPerIntraOpThread = 128;
 
 // Intra-op threads for each of `replicas` replica threads on `cores` cores: `requested` when > 0;
 // otherwise cores / replicas (at least 1), and, when `shard_examples` (the examples of a replica's

@@ -1,5 +1,5 @@
 #pragma once
-// The matrix products of the hand-written CPU layers (conv_kernels.cpp, dense_kernel.cpp).
+// The matrix products of the hand-written CPU layers (conv_kernels.h, dense_kernel.h).
 //
 // With oneDNN (Debian's libdnnl-dev, found at configure time) float32 products run on
 // dnnl_sgemm: on the tutorial's shapes it is 2x OpenBLAS on one thread and, because it threads
@@ -10,13 +10,16 @@
 
 #include <torch/torch.h>
 
+#include <string>
+
 namespace mirror::cpu_gemm {
 
 // out = a · b, or out += a · b when `accumulate`. a (M, K), b (K, N), out (M, N): CPU tensors of
 // one floating dtype; a and b may be transposed views; out's rows must be contiguous (stride(1) 1).
 void mm_into(torch::Tensor& out, const torch::Tensor& a, const torch::Tensor& b, bool accumulate);
 
-// "oneDNN <version>" or "LibTorch mm (BLAS)": what mm_into runs float32 products on.
+// "oneDNN <version>" or "LibTorch mm (BLAS)": what mm_into runs float32 products on. Recorded in
+// run.json (machine.cpu_gemm) and printed by `mirrortrain devices`. Thread-safe.
 std::string library();
 
 }  // namespace mirror::cpu_gemm
