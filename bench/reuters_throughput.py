@@ -19,9 +19,14 @@ How it measures, so that the numbers mean what they say:
     machine hits all of them; medians are printed with the range, and every ratio is taken within
     one repeat, its median and range printed;
   * the fraction of peak: the model's training FLOPs per example (3 x the forward pass's
-    multiply-adds x 2) times the rate, over a GEMM peak measured here with the same threads.
+    multiply-adds x 2) times the rate, over a GEMM peak measured here with the same threads: the
+    faster of LibTorch's mm (OpenBLAS) and oneDNN's sgemm (bench/kernel_bench, where built), so
+    that our own kernels' faster GEMM does not flatter the fraction;
+  * the step counts scale with 256 / batch (below 256), so that the timed difference is a few
+    seconds at every batch, not a fraction of one at batch 32.
 
     python3 bench/reuters_throughput.py [--mirrortrain build/app/mirrortrain] [--repeats 3]
+                                        [--kernel-bench build/bench/kernel_bench]
 
 Not a test: numbers depend on the machine, and a shared 2-core machine moves by tens of percent
 within minutes; read the ranges.
@@ -32,6 +37,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -89,6 +95,18 @@ def timed(cmd, env=None):
     return time.perf_counter() - t, out
 
 
+def dnnl_peak(kernel_bench, threads):
+    """oneDNN's sgemm GFLOP/s on a 1024-cube product, from bench/kernel_bench; 0 if not built."""
+    if not kernel_bench or not os.access(kernel_bench, os.X_OK):
+        return 0.0
+    with tempfile.NamedTemporaryFile(suffix=".json") as report_file:
+        subprocess.run([kernel_bench, "--threads", str(threads), "--benchmark_filter=gemm_1024/kernel",
+                        "--benchmark_min_time=0.5", "--benchmark_out=" + report_file.name,
+                        "--benchmark_out_format=json"], check=True, capture_output=True)
+        report = json.load(open(report_file.name))
+    return max(b.get("items_per_second", 0.0) for b in report["benchmarks"]) / 1e9
+
+
 def mirror_cmd(binary, options, batch, steps):
     cmd = [binary, "train", "--preset", "seed-reuters", "--dataset", "synthetic-text", "--devices", "cpu",
            "--logical", str(options["logical"]), "--batch-size", str(batch), "--epochs", "1000",
@@ -137,6 +155,7 @@ def main():
                     help="interpreter with Debian's python3-torch (the same libtorch as mirrortrain)")
     ap.add_argument("--short", type=int, default=20, help="steps of the shorter run")
     ap.add_argument("--long", type=int, default=80, help="steps of the longer run")
+    ap.add_argument("--kernel-bench", default=os.path.join(HERE, "..", "build", "bench", "kernel_bench"))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--batches", default="32,256")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="which of: " + ", ".join(CONFIGS))
@@ -149,8 +168,11 @@ def main():
         sys.exit(f"error: unknown configurations {unknown}" if unknown else "error: --long must exceed --short")
     batches = [int(b) for b in args.batches.split(",")]
 
-    peaks = {t: float(subprocess.run([args.python, "-c", GEMM_PEAK, str(t)], check=True, capture_output=True,
-                                     text=True, env=with_threads(t)).stdout) for t in sorted({CONFIGS[n][2] for n in names})}
+    threads = sorted({CONFIGS[n][2] for n in names})
+    blas_peaks = {t: float(subprocess.run([args.python, "-c", GEMM_PEAK, str(t)], check=True, capture_output=True,
+                                          text=True, env=with_threads(t)).stdout) for t in threads}
+    onednn_peaks = {t: dnnl_peak(args.kernel_bench, t) for t in threads}
+    peaks = {t: max(blas_peaks[t], onednn_peaks[t]) for t in threads}
     rates, parts = {}, {}  # (name, batch) -> [marginal samples/s per repeat]; -> breakdown of the last long run
     for rep in range(args.repeats):
         for batch in batches:
@@ -161,19 +183,22 @@ def main():
                 env = with_threads(options["threads"]) if engine == "torch" else None
                 # Worker processes meet over a TCP store first, which takes a second or so, give or
                 # take: their longer run is 4 times as long, so that this noise does not swamp it.
-                long = args.short + (4 if options.get("nproc", 1) > 1 else 1) * (args.long - args.short)
-                t_short, _ = timed(make(args.short), env)
+                per_batch = max(1, 256 // batch)
+                short = args.short * per_batch
+                long = short + per_batch * (4 if options.get("nproc", 1) > 1 else 1) * (args.long - args.short)
+                t_short, _ = timed(make(short), env)
                 t_long, out = timed(make(long), env)
-                rate = (long - args.short) * batch / (t_long - t_short) if t_long > t_short else float("nan")
+                rate = (long - short) * batch / (t_long - t_short) if t_long > t_short else float("nan")
                 rates.setdefault((name, batch), []).append(rate)
                 if engine == "mirror":
                     parts[(name, batch)] = breakdown(out)
         print(f"repeat {rep + 1}/{args.repeats} done", file=sys.stderr, flush=True)
 
-    print(f"GEMM peak (1024x1024 float32): " + ", ".join(f"{t} thread{'s' if t > 1 else ''} {p:.1f} GFLOP/s"
-                                                         for t, p in peaks.items()))
+    print("GEMM peak (1024x1024 float32), LibTorch mm / oneDNN sgemm: " +
+          ", ".join(f"{t} thread{'s' if t > 1 else ''} {blas_peaks[t]:.1f} / {onednn_peaks[t]:.1f} GFLOP/s"
+                    for t in threads) + "; the fraction of peak is over the faster")
     print(f"training FLOPs per example: {TRAIN_FLOPS_PER_EXAMPLE / 1e6:.2f} M; marginal rates over steps "
-          f"{args.short}..{args.long} ({args.short}..{args.short + 4 * (args.long - args.short)} with worker processes), "
+          f"{args.short}..{args.long} at batch 256, times 256/batch below it (times 4 more with worker processes), "
           f"median [min-max] of {args.repeats} interleaved repeats\n")
     print(f"{'configuration':<14}{'batch':>6}  {'samples/s':<24}{'% of peak':>10}   replica-0 ms/step: compute / "
           f"all-reduce / update (all-reduce share)")

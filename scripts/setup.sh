@@ -13,6 +13,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libzip-dev libcurl4-openssl-dev libssl-dev   # Keras .npz archives, dataset downloads, SHA-256
   libgtest-dev googletest
+  libbenchmark-dev        # Google Benchmark: bench/kernels.cpp
   libboost-dev            # Boost.CRC (CRC-32C of TensorBoard records)
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev   # the desktop window (Qt 6)
   xvfb xauth              # screenshots of the window on machines without a display
