@@ -15,6 +15,8 @@ How it measures, so that the numbers mean what they say:
     process launch) for ours and PyTorch alike; worker processes' longer run is 4 times as long
     (their rendezvous varies by a second or so);
   * thread for thread: our 1 replica with T threads against PyTorch with T threads;
+  * allocator for allocator: PyTorch's processes get tcmalloc preloaded, the allocator mirrortrain
+    links (--torch-malloc glibc measures them with glibc's malloc instead);
   * repeats interleaved (every configuration once, then again), so that a busy moment of the
     machine hits all of them; medians are printed with the range, and every ratio is taken within
     one repeat, its median and range printed;
@@ -80,6 +82,12 @@ for _ in range(5):
     best = max(best, 10 * 2 * 1024 ** 3 / (time.perf_counter() - t))
 print(best / 1e9)
 """
+
+
+# mirrortrain links tcmalloc; PyTorch's processes get it preloaded (--torch-malloc), so that the
+# comparison is of the training step and not of the allocator: on a VM where page faults are dear,
+# glibc's malloc made PyTorch's batch-256 step 4x slower (1,022 against 4,067 samples/s).
+TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
 
 
 def with_threads(threads):
@@ -157,6 +165,8 @@ def main():
     ap.add_argument("--long", type=int, default=80, help="steps of the longer run")
     ap.add_argument("--kernel-bench", default=os.path.join(HERE, "..", "build", "bench", "kernel_bench"))
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--torch-malloc", choices=["tcmalloc", "glibc"], default="tcmalloc",
+                    help="PyTorch's allocator: tcmalloc preloaded, as mirrortrain links it (default), or glibc's")
     ap.add_argument("--batches", default="32,256")
     ap.add_argument("--configs", default=",".join(CONFIGS), help="which of: " + ", ".join(CONFIGS))
     args = ap.parse_args()
@@ -168,6 +178,11 @@ def main():
         sys.exit(f"error: unknown configurations {unknown}" if unknown else "error: --long must exceed --short")
     batches = [int(b) for b in args.batches.split(",")]
 
+    torch_malloc = {}
+    if args.torch_malloc == "tcmalloc":
+        if not os.path.exists(TCMALLOC):
+            sys.exit(f"error: {TCMALLOC} not found (apt install libgoogle-perftools-dev), or pass --torch-malloc glibc")
+        torch_malloc = {"LD_PRELOAD": TCMALLOC}
     threads = sorted({CONFIGS[n][2] for n in names})
     blas_peaks = {t: float(subprocess.run([args.python, "-c", GEMM_PEAK, str(t)], check=True, capture_output=True,
                                           text=True, env=with_threads(t)).stdout) for t in threads}
@@ -180,7 +195,7 @@ def main():
                 engine, options, _ = CONFIGS[name]
                 make = (lambda s: mirror_cmd(args.mirrortrain, options, batch, s)) if engine == "mirror" else \
                        (lambda s: torch_cmd(args.python, options, batch, s))
-                env = with_threads(options["threads"]) if engine == "torch" else None
+                env = dict(with_threads(options["threads"]), **torch_malloc) if engine == "torch" else None
                 # Worker processes meet over a TCP store first, which takes a second or so, give or
                 # take: their longer run is 4 times as long, so that this noise does not swamp it.
                 per_batch = max(1, 256 // batch)
@@ -194,6 +209,7 @@ def main():
                     parts[(name, batch)] = breakdown(out)
         print(f"repeat {rep + 1}/{args.repeats} done", file=sys.stderr, flush=True)
 
+    print(f"PyTorch's allocator: {args.torch_malloc}" + (" (preloaded, as mirrortrain links it)" if torch_malloc else ""))
     print("GEMM peak (1024x1024 float32), LibTorch mm / oneDNN sgemm: " +
           ", ".join(f"{t} thread{'s' if t > 1 else ''} {blas_peaks[t]:.1f} / {onednn_peaks[t]:.1f} GFLOP/s"
                     for t in threads) + "; the fraction of peak is over the faster")
