@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "mirror/model/conv_kernels.h"
 #include "mirror/model/cpu_gemm.h"
@@ -44,6 +45,20 @@ void warm_up(Step& step) {
   for (int i = 0; i < 3; ++i) step();
 }
 
+// Times forward() and its backward from gradient g, the gradients of `leaves` cleared each time;
+// items processed are the batch (the benchmark's argument).
+template <typename Forward>
+void time_backward(benchmark::State& state, Forward&& forward, const torch::Tensor& g,
+                   std::vector<torch::Tensor> leaves) {
+  auto step = [&] {
+    forward().backward(g);
+    for (auto& t : leaves) t.mutable_grad().reset();
+  };
+  warm_up(step);
+  for (auto _ : state) step();
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
 template <bool kKernel>
 void conv_block(benchmark::State& state, BlockShape s) {
   const int64_t batch = state.range(0);
@@ -56,16 +71,8 @@ void conv_block(benchmark::State& state, BlockShape s) {
   k.relu = true;
   k.pool = k.pool_stride = 2;
   auto g = torch::randn({batch, k.out_steps(s.steps), s.out_c});
-  auto step = [&] {
-    auto out = kKernel ? mirror::conv1d_block(x, w, b, k) : libtorch_block(x, w, b);
-    out.backward(g);
-    x.mutable_grad().reset();
-    w.mutable_grad().reset();
-    b.mutable_grad().reset();
-  };
-  warm_up(step);
-  for (auto _ : state) step();
-  state.SetItemsProcessed(state.iterations() * batch);
+  time_backward(
+      state, [&] { return kKernel ? mirror::conv1d_block(x, w, b, k) : libtorch_block(x, w, b); }, g, {x, w, b});
 }
 
 template <bool kKernel>
@@ -76,16 +83,7 @@ void dense(benchmark::State& state) {
   auto w = (torch::randn({46, 2336}) * 0.02).requires_grad_(true);
   auto b = torch::zeros({46}).requires_grad_(true);
   auto g = torch::randn({batch, 46});
-  auto step = [&] {
-    auto out = kKernel ? mirror::dense(x, w, b) : F::linear(x, w, b);
-    out.backward(g);
-    x.mutable_grad().reset();
-    w.mutable_grad().reset();
-    b.mutable_grad().reset();
-  };
-  warm_up(step);
-  for (auto _ : state) step();
-  state.SetItemsProcessed(state.iterations() * batch);
+  time_backward(state, [&] { return kKernel ? mirror::dense(x, w, b) : F::linear(x, w, b); }, g, {x, w, b});
 }
 
 template <bool kKernel>
@@ -95,14 +93,7 @@ void embedding(benchmark::State& state) {
   auto w = torch::randn({30979, 7}).requires_grad_(true);
   auto ids = torch::randint(0, 30979, {batch, 300}, torch::kInt64);
   auto g = torch::randn({batch, 300, 7});
-  auto step = [&] {
-    auto out = kKernel ? mirror::embedding_lookup(ids, w) : torch::embedding(w, ids);
-    out.backward(g);
-    w.mutable_grad().reset();
-  };
-  warm_up(step);
-  for (auto _ : state) step();
-  state.SetItemsProcessed(state.iterations() * batch);
+  time_backward(state, [&] { return kKernel ? mirror::embedding_lookup(ids, w) : torch::embedding(w, ids); }, g, {w});
 }
 
 // Nadam over the tutorial's 332,856 parameters: the fused pass on a contiguous buffer, and
