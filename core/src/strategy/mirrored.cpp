@@ -34,7 +34,10 @@ struct Replica {
   torch::nn::Sequential model{nullptr};
   torch::Tensor flat_params;  // every parameter is a view into this buffer
   torch::Tensor flat_grads;   // every parameter's .grad is a view into this buffer
-  std::vector<torch::Tensor> reduce_list;  // {flat_grads}, handed to the communicator
+  // Runs of several processes: the step's record (StepRecord), in the same buffer as the
+  // gradients, after them, so that it travels with them. Undefined in one process.
+  torch::Tensor record;
+  std::vector<torch::Tensor> reduce_list;  // {the gradients [and the record]}, handed to the communicator
   std::unique_ptr<Optimizer> optimizer;
   at::Generator dropout_rng;
   ReplicaStream stream;                   // CUDA replicas: its own stream
@@ -46,6 +49,7 @@ struct Replica {
   torch::Tensor top_classes, top_probs;
   TopPredictions top;
   ReplicaTiming timing;
+  ReplicaTiming last_train_timing;  // of its last training step: what its next record carries
 };
 
 namespace {
@@ -65,16 +69,19 @@ torch::Device torch_device(const LogicalDevice& d) {
                                               : torch::Device(torch::kCPU);
 }
 
-// Moves every parameter into one contiguous buffer (and every gradient into another) so that
-// the all-reduce, the optimizer and the sync check each work on a single tensor.
-void flatten_parameters(Replica& r) {
+// Moves every parameter into one contiguous buffer (and every gradient into another, followed by
+// `record_size` more values for the step record) so that the all-reduce, the optimizer and the
+// sync check each work on a single tensor.
+void flatten_parameters(Replica& r, int64_t record_size) {
   torch::NoGradGuard no_grad;
   auto params = r.model->parameters();
   int64_t total = 0;
   for (const auto& p : params) total += p.numel();
   auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(r.device);
   r.flat_params = torch::empty({total}, opts);
-  r.flat_grads = torch::zeros({total}, opts);
+  auto reduced = torch::zeros({total + record_size}, opts);
+  r.flat_grads = reduced.narrow(0, 0, total);
+  if (record_size > 0) r.record = reduced.narrow(0, total, record_size);
   int64_t offset = 0;
   for (auto& p : params) {
     const int64_t n = p.numel();
@@ -84,7 +91,7 @@ void flatten_parameters(Replica& r) {
     p.mutable_grad() = r.flat_grads.narrow(0, offset, n).view(p.sizes());
     offset += n;
   }
-  r.reduce_list = {r.flat_grads};
+  r.reduce_list = {reduced};
 }
 
 // Per-example metrics of one shard as one float64 tensor on the shard's device: {loss sum,
@@ -96,6 +103,33 @@ torch::Tensor shard_metrics(const torch::Tensor& logits, const torch::Tensor& y,
   auto top = std::get<1>(logits.topk(top_k, /*dim=*/1));
   auto top_k_correct = top.eq(y.unsqueeze(1)).any(1).sum();
   return torch::stack({loss_sum.to(torch::kFloat64), correct.to(torch::kFloat64), top_k_correct.to(torch::kFloat64)});
+}
+
+// What travels with the gradients in a run of several processes, so that a training step takes
+// one collective across them, not three (the gradients, the step's results, a stop). Every
+// replica owns one slot of kFields values and leaves the others zero, so the all-reduce's sum
+// hands every process every slot unchanged (x + 0 + ... = x, in float32 like the gradients):
+//   [kMetrics, +3)  its shard's loss sum, arg-max hits and top-k hits in this step;
+//   [kTimes, +4)    its compute, all-reduce and update milliseconds and memory (MiB) of its
+//                   previous training step: this step's all-reduce has not happened when the
+//                   record leaves.
+// After the slots, one value counts the processes asked to stop during this step.
+struct StepRecord {
+  static constexpr int64_t kFields = 7;
+  static constexpr int64_t kMetrics = 0;
+  static constexpr int64_t kTimes = 3;
+  static int64_t size(int replicas) { return kFields * replicas + 1; }
+  static int64_t slot(int replica) { return kFields * replica; }
+  static int64_t stop(int replicas) { return kFields * replicas; }
+};
+
+// Writes `values` into the float32 `record` from `at` on (the record may live on a GPU).
+void put(const torch::Tensor& record, int64_t at, const std::vector<float>& values) {
+  if (record.is_cpu()) {
+    std::copy(values.begin(), values.end(), record.data_ptr<float>() + at);
+    return;
+  }
+  record.narrow(0, at, static_cast<int64_t>(values.size())).copy_(torch::tensor(values));
 }
 
 void read_metrics(Replica& rep, int64_t samples) {
@@ -247,7 +281,7 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
       rep->model = build_model(model, rep->dropout_rng);
       try {
         rep->model->to(rep->device);
-        flatten_parameters(*rep);
+        flatten_parameters(*rep, processes_ > 1 ? StepRecord::size(n * processes_) : 0);
       } catch (const std::exception& e) {
         if (const std::string needed = cuda_out_of_memory(e); !needed.empty())
           rethrow_out_of_memory(devices_[static_cast<size_t>(r)], needed);
@@ -444,8 +478,19 @@ void MirroredStrategy::replica_step(Replica& rep, const Batch& batch, const Shar
     }
   };
   if (gpu) gpu->mark(0);
-  if (train) rep.flat_grads.zero_();
+  if (train) {
+    rep.reduce_list[0].zero_();  // the gradients, and the record after them
+    if (rep.record.defined()) {
+      const ReplicaTiming& last = rep.last_train_timing;
+      put(rep.record, StepRecord::slot(g) + StepRecord::kTimes,
+          {static_cast<float>(last.compute_ms), static_cast<float>(last.allreduce_ms),
+           static_cast<float>(last.update_ms), static_cast<float>(last.memory_mib)});
+      if (r == 0 && stop_asked_) put(rep.record, StepRecord::stop(total_replicas()), {1.0f});
+    }
+  }
   run_shard(rep, batch, plan, g, train, inv_global, top_k);
+  if (train && rep.record.defined() && rep.metrics.defined())
+    rep.record.narrow(0, StepRecord::slot(g) + StepRecord::kMetrics, 3).copy_(rep.metrics);
   lap(0);
   if (train) {
     communicator_->allreduce_sum(r, rep.reduce_list)->wait();
@@ -470,6 +515,7 @@ void MirroredStrategy::replica_step(Replica& rep, const Batch& batch, const Shar
   rep.timing.compute_ms = host_ms[0];
   rep.timing.allreduce_ms = host_ms[1];
   rep.timing.update_ms = host_ms[2];
+  if (train) rep.last_train_timing = rep.timing;
 }
 
 namespace {
@@ -506,61 +552,68 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
     if (train) total.replicas.push_back(rep->timing);
     if (!train && rep->top.k > 0) append_top(total.top, rep->top);
   }
-  if (processes_ > 1) gather_step(total, train);
+  if (train) total.stop_asked = stop_asked_;
+  if (processes_ > 1 && train) read_record(total, plan);
+  if (processes_ > 1 && !train) gather_evaluation(total);
   return total;
 }
 
-void MirroredStrategy::gather_step(StepResult& total, bool train) {
-  constexpr size_t kPerReplica = 6;
+void MirroredStrategy::read_record(StepResult& total, const ShardPlan& plan) const {
+  // Every replica holds the same record after the all-reduce.
+  const auto record = replicas_[0]->record.to(torch::kCPU);
+  const float* v = record.data_ptr<float>();
+  const int all = total_replicas();
+  total.sums = MetricSums{};
+  total.replicas.clear();
+  for (int g = 0; g < all; ++g) {
+    const float* slot = v + StepRecord::slot(g);
+    const float* metrics = slot + StepRecord::kMetrics;
+    total.sums.add(MetricSums{plan.size(g), metrics[0], static_cast<int64_t>(metrics[1]), static_cast<int64_t>(metrics[2])});
+    const int local = g - first_replica_;
+    if (local >= 0 && local < num_replicas()) {
+      total.replicas.push_back(replicas_[static_cast<size_t>(local)]->timing);
+      continue;
+    }
+    // To the microsecond: float32 carries about seven digits, the rest would be noise.
+    const float* times = slot + StepRecord::kTimes;
+    auto ms = [&](int k) { return std::round(static_cast<double>(times[k]) * 1000.0) / 1000.0; };
+    total.replicas.push_back(ReplicaTiming{g, plan.size(g), ms(0), ms(1), ms(2), ms(3)});
+  }
+  total.stop_asked = v[StepRecord::stop(all)] > 0;
+}
+
+void MirroredStrategy::gather_evaluation(StepResult& total) {
   constexpr size_t kHeader = 6;  // the sums, then k and the examples of the predictions that follow
   const int64_t examples = total.top.examples();
   std::vector<double> mine = {static_cast<double>(total.sums.samples), total.sums.loss_sum,
                               static_cast<double>(total.sums.correct), static_cast<double>(total.sums.top_k_correct),
                               static_cast<double>(total.top.k), static_cast<double>(examples)};
-  for (const auto& t : total.replicas)
-    mine.insert(mine.end(), {static_cast<double>(t.replica), static_cast<double>(t.shard_size), t.compute_ms,
-                             t.allreduce_ms, t.update_ms, t.memory_mib});
-  if (!train) {
-    // Evaluations: this process's examples' top predictions, pairs of (class, probability). The
-    // processes' shares of a batch differ by up to one example per replica, and an allgather
-    // takes one length from all: every process pads to the largest share.
-    double largest = 0;
-    for (const auto& n : workers_->allgather({static_cast<double>(examples)})) largest = std::max(largest, n[0]);
-    for (size_t i = 0; i < total.top.classes.size(); ++i)
-      mine.insert(mine.end(), {static_cast<double>(total.top.classes[i]), static_cast<double>(total.top.probabilities[i])});
-    mine.resize(kHeader + 2 * static_cast<size_t>(kTopPredictions) * static_cast<size_t>(largest), 0.0);
-  }
+  // This process's examples' top predictions, pairs of (class, probability). The processes'
+  // shares of a batch differ by up to one example per replica, and an allgather takes one
+  // length from all: every process pads to the largest share.
+  double largest = 0;
+  for (const auto& n : workers_->allgather({static_cast<double>(examples)})) largest = std::max(largest, n[0]);
+  for (size_t i = 0; i < total.top.classes.size(); ++i)
+    mine.insert(mine.end(), {static_cast<double>(total.top.classes[i]), static_cast<double>(total.top.probabilities[i])});
+  mine.resize(kHeader + 2 * static_cast<size_t>(kTopPredictions) * static_cast<size_t>(largest), 0.0);
   StepResult all;
   for (const auto& v : workers_->allgather(mine)) {
     all.sums.add(MetricSums{static_cast<int64_t>(v[0]), v[1], static_cast<int64_t>(v[2]), static_cast<int64_t>(v[3])});
-    if (!train) {
-      TopPredictions theirs;
-      theirs.k = static_cast<int>(v[4]);
-      const auto values = static_cast<size_t>(v[5]) * static_cast<size_t>(std::max(0, theirs.k));
-      for (size_t at = kHeader; at + 2 <= v.size() && at < kHeader + 2 * values; at += 2) {
-        theirs.classes.push_back(static_cast<int32_t>(v[at]));
-        theirs.probabilities.push_back(static_cast<float>(v[at + 1]));
-      }
-      if (theirs.k > 0) append_top(all.top, theirs);
-      continue;
+    TopPredictions theirs;
+    theirs.k = static_cast<int>(v[4]);
+    const auto values = static_cast<size_t>(v[5]) * static_cast<size_t>(std::max(0, theirs.k));
+    for (size_t at = kHeader; at + 2 <= v.size() && at < kHeader + 2 * values; at += 2) {
+      theirs.classes.push_back(static_cast<int32_t>(v[at]));
+      theirs.probabilities.push_back(static_cast<float>(v[at + 1]));
     }
-    for (size_t at = kHeader; at + kPerReplica <= v.size(); at += kPerReplica)
-      all.replicas.push_back(ReplicaTiming{static_cast<int>(v[at]), static_cast<int64_t>(v[at + 1]), v[at + 2],
-                                           v[at + 3], v[at + 4], v[at + 5]});
+    if (theirs.k > 0) append_top(all.top, theirs);
   }
   total.sums = all.sums;
-  total.replicas = std::move(all.replicas);
   total.top = std::move(all.top);
 }
 
-bool MirroredStrategy::any_worker(bool mine) {
-  if (processes_ <= 1) return mine;
-  for (const auto& v : workers_->allgather({mine ? 1.0 : 0.0}))
-    if (v[0] != 0) return true;
-  return false;
-}
-
-StepResult MirroredStrategy::train_step(const Batch& batch) {
+StepResult MirroredStrategy::train_step(const Batch& batch, bool stop_asked) {
+  stop_asked_ = stop_asked;
   StepResult total = run_step(batch, /*train=*/true);
   ++steps_;
   if (steps_ == options_.perturb_replica_at_step && process_ == processes_ - 1) {

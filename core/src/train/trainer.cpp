@@ -217,15 +217,17 @@ class TrainingLoop {
     bool ended = false;
     while (pos_.step_in_epoch < steps_per_epoch_) {
       keep_pace();
-      // Processes stop together: a stop asked of any one of them stops all after the same step.
-      if (strategy_.any_worker(should_stop(control_, sink_))) {
+      // Processes stop together: a stop asked of any one of them travels with the next step's
+      // gradients, and all of them stop after that step. One process stops at once.
+      const bool asked = should_stop(control_, sink_);
+      if (stop_reported_ || (asked && strategy_.processes() == 1)) {
         fin.status = RunStatus::kStopped;
         fin.message = fmt::format("stopped at epoch {}, step {}", epoch, pos_.step_in_epoch);
         save(/*best=*/false);  // resume continues exactly here
         ended = true;
         break;
       }
-      train_step(order);
+      train_step(order, asked);
       const bool mid_epoch = pos_.step_in_epoch < steps_per_epoch_;
       const int64_t every = config_.checkpoints.every_steps;
       if (every > 0 && pos_.global_step % every == 0 && mid_epoch) save(/*best=*/false);
@@ -250,7 +252,7 @@ class TrainingLoop {
   }
 
   // One mirrored step on the next slice of `order`; reports it. Throws RunError on a non-finite loss.
-  void train_step(const std::vector<int64_t>& order) {
+  void train_step(const std::vector<int64_t>& order, bool stop_asked) {
     const auto t0 = Clock::now();
     const int64_t begin = pos_.step_in_epoch * config_.batch_size;
     const int64_t end = std::min(n_train_, begin + config_.batch_size);
@@ -258,7 +260,8 @@ class TrainingLoop {
     const double rate = next_rate();
     strategy_.set_learning_rate(rate);
     last_rate_ = rate;
-    const StepResult r = strategy_.train_step(b);
+    const StepResult r = strategy_.train_step(b, stop_asked);
+    stop_reported_ = r.stop_asked;
     const double dt = seconds_since(t0);
     pos_.epoch_seconds += dt;
     pos_.train_seconds += dt;
@@ -425,6 +428,7 @@ class TrainingLoop {
   CheckpointStore* store_;
   TrainPosition pos_;
   torch::Tensor best_params_;  // early stopping's best weights (restore_best only)
+  bool stop_reported_ = false;  // the last step said that some process was asked to stop
   double last_rate_ = 0;       // the rate of the last update
   std::vector<double> plane_;  // 2-D inputs: the decision regions' x_min, x_max, y_min, y_max
   Clock::time_point last_step_start_{};  // for the demo pace

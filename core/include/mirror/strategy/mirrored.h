@@ -41,7 +41,7 @@ class MirroredStrategy {
   // With `workers` of W > 1 processes, this process holds replicas [rank * M, rank * M + M) of
   // W * M: it trains on those shards of each global batch, reduces inside the process and then
   // across processes, and step results, sync checks and states cover all W * M replicas. Every
-  // process must then call train_step, evaluate, check_sync, state and any_worker together.
+  // process must then call train_step, evaluate, check_sync and state together.
   MirroredStrategy(std::vector<LogicalDevice> devices, const ModelAnalysis& model,
                    const OptimizerConfig& optimizer, const MirroredOptions& options, uint64_t seed,
                    std::shared_ptr<WorkerGroup> workers = nullptr);
@@ -53,7 +53,10 @@ class MirroredStrategy {
   // One synchronous training step on a global batch. Every K steps (options.sync_check_every)
   // also checks that replicas agree. Throws RunError when a replica fails, SyncError when the
   // replicas diverge. Not thread-safe: call from one (trainer) thread.
-  StepResult train_step(const Batch& batch);
+  // `stop_asked`: this process has been asked to stop. With several processes it travels with
+  // the step's gradients, and the result's stop_asked says whether any process was asked, so
+  // that all of them stop after the same step. In one process it is handed back as given.
+  StepResult train_step(const Batch& batch, bool stop_asked = false);
   // Forward pass only (inference mode, dropout off), sharded across replicas. The result's `top`
   // holds every example's five most probable classes (fewer when there are fewer classes), in
   // batch order, over all processes.
@@ -70,8 +73,6 @@ class MirroredStrategy {
   int num_replicas() const;  // in this process
   int total_replicas() const { return num_replicas() * processes_; }
   int processes() const { return processes_; }
-  // True when `mine` is true on any process (collective across processes; `mine` alone otherwise).
-  bool any_worker(bool mine);
   const std::vector<LogicalDevice>& devices() const { return devices_; }
   const CommunicatorChoice& communicator() const { return choice_; }
   int intra_op_threads() const { return threads_per_replica_; }
@@ -104,9 +105,11 @@ class MirroredStrategy {
   // Replica `r`'s part of a step, on its own thread and stream.
   void replica_step(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, bool train, double inv_global,
                     int top_k);
-  // Adds the other processes' sums and replica timings (training) or top predictions
-  // (evaluation) to this process's.
-  void gather_step(StepResult& total, bool train);
+  // Several processes, training: the step's sums, every replica's timing and the stop from the
+  // record that travelled with the gradients (see StepRecord in mirrored.cpp).
+  void read_record(StepResult& total, const ShardPlan& plan) const;
+  // Several processes, evaluation: adds the other processes' sums and top predictions to ours.
+  void gather_evaluation(StepResult& total);
   // Caps LibTorch's allocator on each GPU at the sum of its logical devices' --memory-limit.
   void limit_gpu_memory();
 
@@ -123,6 +126,7 @@ class MirroredStrategy {
   int processes_ = 1;
   int process_ = 0;
   int first_replica_ = 0;  // this process's first replica among all processes' replicas
+  bool stop_asked_ = false;  // of the step in progress
   std::unique_ptr<Communicator> communicator_;
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::unique_ptr<ReplicaPool> pool_;  // last: its threads use the replicas

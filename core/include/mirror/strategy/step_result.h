@@ -7,7 +7,9 @@
 
 namespace mirror {
 
-// Where one replica's step time went, in milliseconds.
+// Where one replica's step time went, in milliseconds. In a run of several processes, another
+// process's replicas report the times of their previous training step (they travel with this
+// step's gradients, before this step's all-reduce has happened): zero on a run's first step.
 struct ReplicaTiming {
   int replica = 0;
   int64_t shard_size = 0;
@@ -53,6 +55,7 @@ struct StepResult {
   MetricSums sums;
   std::vector<ReplicaTiming> replicas;
   bool sync_checked = false;  // training: the replicas were checked bit-identical after this step
+  bool stop_asked = false;    // training: some process was asked to stop; all stop after this step
   // When sync_checked: each replica's parameter checksum (64-bit FNV-1a of the bytes), in replica
   // order over all processes; all equal, or the check would have failed.
   std::vector<uint64_t> checksums;

@@ -1,0 +1,191 @@
+// The mirrored step across worker processes, with the processes played by threads of this test:
+// their WorkerGroup meets in memory instead of over c10d, so what is tested is the strategy's
+// side (shards, the record that travels with the gradients, stops), not the transport (the CLI
+// tests run real processes over Gloo).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "mirror/strategy/barrier.h"
+#include "mirror/strategy/communicator.h"
+#include "mirror/strategy/mirrored.h"
+#include "mirror/strategy/workers.h"
+#include "test_fixtures.h"
+#include "trajectory.h"
+
+using namespace mirror;
+
+namespace threaded_workers {
+
+// What the "processes" of one test share: the cross-process communicator and the allgather slots.
+struct Meeting {
+  explicit Meeting(int world)
+      : comm(make_communicator("shared-memory", CommunicatorSpec{world, 1 << 20, {}})), barrier(world),
+        slots(static_cast<size_t>(world)) {}
+  std::shared_ptr<Communicator> comm;
+  AbortableBarrier barrier;
+  std::vector<std::vector<double>> slots;
+};
+
+class ThreadWorkerGroup : public WorkerGroup {
+ public:
+  ThreadWorkerGroup(std::shared_ptr<Meeting> meeting, int rank, int world) : meeting_(std::move(meeting)) {
+    env_.rank = rank;
+    env_.world_size = world;
+    env_.local_rank = rank;
+    env_.local_world_size = world;
+    env_.launcher = "test threads";
+    hosts_.assign(static_cast<size_t>(world), "localhost");
+  }
+  const WorkerEnv& env() const override { return env_; }
+  const std::vector<std::string>& hosts() const override { return hosts_; }
+  std::shared_ptr<Communicator> communicator() override { return meeting_->comm; }
+  std::vector<std::vector<double>> allgather(const std::vector<double>& mine) override {
+    meeting_->slots[static_cast<size_t>(env_.rank)] = mine;
+    meeting_->barrier.arrive_and_wait();
+    auto all = meeting_->slots;
+    meeting_->barrier.arrive_and_wait();  // nobody writes the next round's slot before all have read
+    return all;
+  }
+  void check_same(const std::string&, const std::string&) override {}
+  void barrier() override { meeting_->barrier.arrive_and_wait(); }
+
+ private:
+  std::shared_ptr<Meeting> meeting_;
+  WorkerEnv env_;
+  std::vector<std::string> hosts_;
+};
+
+// What one "process" saw of a short run.
+struct ProcessRun {
+  std::vector<StepResult> steps;
+  torch::Tensor params;
+};
+
+// `processes` threads of `replicas` CPU replicas each train `steps` steps at global batch `batch`
+// (the same batches as train_trajectory); process `stopper` asks to stop at step `stop_at`
+// (counting from 0; -1: never).
+std::vector<ProcessRun> run_processes(int processes, int replicas, const OptimizerConfig& opt, int steps,
+                                      int64_t batch, int stopper = -1, int stop_at = -1) {
+  const auto data = mirror::testing::small_text();
+  const auto analysis = analyze(mirror::testing::small_text_model(), input_spec(*data));
+  auto meeting = std::make_shared<Meeting>(processes);
+  std::vector<ProcessRun> runs(static_cast<size_t>(processes));
+  std::vector<std::string> errors(static_cast<size_t>(processes));
+  std::vector<std::thread> threads;
+  for (int p = 0; p < processes; ++p) {
+    threads.emplace_back([&, p] {
+      try {
+        MirroredOptions mo;
+        mo.sync_check_every = 5;
+        MirroredStrategy s(resolve_devices({"cpu", replicas, 0}, list_physical_devices()), analysis, opt, mo,
+                           /*seed=*/7, std::make_shared<ThreadWorkerGroup>(meeting, p, processes));
+        auto& run = runs[static_cast<size_t>(p)];
+        for (int step = 0; step < steps; ++step) {
+          std::vector<int64_t> idx;
+          for (int64_t i = 0; i < batch; ++i) idx.push_back((step * batch + i * 7) % data->size(Split::kTrain));
+          run.steps.push_back(s.train_step(data->gather(Split::kTrain, idx), p == stopper && step == stop_at));
+        }
+        s.check_sync();
+        run.params = s.replica_parameters(0).clone();
+      } catch (const std::exception& e) {
+        errors[static_cast<size_t>(p)] = e.what();
+        meeting->barrier.abort(e.what());
+        meeting->comm->abort(e.what());
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int p = 0; p < processes; ++p) EXPECT_EQ(errors[static_cast<size_t>(p)], "") << "process " << p;
+  return runs;
+}
+
+}  // namespace threaded_workers
+
+using threaded_workers::run_processes;
+
+TEST(MirroredProcesses, ProcessesTimesReplicasFollowOneReplica) {
+  // Global batch 26: 2 x 1 (13, 13), 2 x 2 (7, 7, 6, 6), 3 x 1 (9, 9, 8).
+  for (const char* optimizer : {"sgd", "nadam"}) {
+    OptimizerConfig opt;
+    opt.name = optimizer;
+    opt.learning_rate = 0.05;
+    if (opt.name == "sgd") opt.momentum = 0.9;
+    MirroredOptions mo;
+    mo.sync_check_every = 5;
+    const auto devices = resolve_devices({"cpu", 1, 0}, list_physical_devices());
+    const auto one = mirror::testing::train_trajectory(devices, opt, mo, 20, 26);
+    for (const auto& [processes, replicas] : {std::pair{2, 1}, {2, 2}, {3, 1}}) {
+      const auto runs = run_processes(processes, replicas, opt, 20, 26);
+      for (int p = 0; p < processes; ++p) {
+        const auto& run = runs[static_cast<size_t>(p)];
+        ASSERT_EQ(run.steps.size(), one.losses.size());
+        for (size_t s = 0; s < one.losses.size(); ++s) {
+          // Every process reads the whole global batch's sums from the record.
+          EXPECT_EQ(run.steps[s].sums.samples, 26);
+          EXPECT_NEAR(run.steps[s].sums.loss(), one.losses[s], 1e-5 * std::abs(one.losses[s]))
+              << optimizer << ", " << processes << " x " << replicas << ", process " << p << ", step " << s;
+        }
+        EXPECT_LT(mirror::testing::relative(run.params, one.params), 1e-5)
+            << optimizer << ", " << processes << " x " << replicas << ", process " << p;
+      }
+    }
+    EXPECT_LT(one.losses.back(), one.losses.front()) << optimizer;  // it learned: equal is not trivial
+  }
+}
+
+TEST(MirroredProcesses, EveryProcessSeesEveryReplicasShardAndTimes) {
+  OptimizerConfig opt;
+  opt.name = "sgd";
+  opt.learning_rate = 0.05;
+  const auto runs = run_processes(2, 2, opt, 3, 26);  // shards 7, 7, 6, 6
+  for (int p = 0; p < 2; ++p) {
+    const auto& steps = runs[static_cast<size_t>(p)].steps;
+    for (size_t s = 0; s < steps.size(); ++s) {
+      const auto& timings = steps[s].replicas;
+      ASSERT_EQ(timings.size(), 4u) << "process " << p;
+      for (int g = 0; g < 4; ++g) {
+        const auto& t = timings[static_cast<size_t>(g)];
+        EXPECT_EQ(t.replica, g);
+        EXPECT_EQ(t.shard_size, g < 2 ? 7 : 6);
+        const bool mine = g / 2 == p;
+        // Its own replicas' times are this step's; the other process's arrive a step later.
+        if (mine || s > 0)
+          EXPECT_GT(t.compute_ms, 0) << "process " << p << ", step " << s << ", replica " << g;
+        else
+          EXPECT_EQ(t.compute_ms, 0) << "process " << p << ", replica " << g << ": no earlier step to report";
+      }
+    }
+    // Replica 2's times as process 1 measured them in step 0 reach process 0 with step 1.
+    if (p == 0) {
+      const auto& theirs = runs[1].steps[0].replicas[2];
+      const auto& relayed = steps[1].replicas[2];
+      EXPECT_NEAR(relayed.compute_ms, theirs.compute_ms, 1e-3);
+      EXPECT_NEAR(relayed.allreduce_ms, theirs.allreduce_ms, 1e-3);
+      EXPECT_NEAR(relayed.update_ms, theirs.update_ms, 1e-3);
+    }
+  }
+  EXPECT_EQ(runs[0].steps[1].sums.correct, runs[1].steps[1].sums.correct);
+}
+
+TEST(MirroredProcesses, AStopAskedOfOneProcessReachesAllWithThatStep) {
+  OptimizerConfig opt;
+  opt.name = "sgd";
+  opt.learning_rate = 0.05;
+  const auto runs = run_processes(3, 1, opt, 5, 26, /*stopper=*/2, /*stop_at=*/3);
+  for (int p = 0; p < 3; ++p)
+    for (size_t s = 0; s < 5; ++s)
+      EXPECT_EQ(runs[static_cast<size_t>(p)].steps[s].stop_asked, s == 3) << "process " << p << ", step " << s;
+}
+
+TEST(MirroredProcesses, OneProcessHandsItsStopBack) {
+  const auto data = mirror::testing::small_text();
+  const auto analysis = analyze(mirror::testing::small_text_model(), input_spec(*data));
+  MirroredStrategy s(resolve_devices({"cpu", 2, 0}, list_physical_devices()), analysis, OptimizerConfig{}, {}, 7);
+  const auto batch = data->slice(Split::kTrain, 0, 8);
+  EXPECT_FALSE(s.train_step(batch).stop_asked);
+  EXPECT_TRUE(s.train_step(batch, /*stop_asked=*/true).stop_asked);
+}
