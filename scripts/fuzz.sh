@@ -5,13 +5,13 @@
 # (10 s for one input) or input that needs more than 2 GiB. What a failure leaves is in
 # build-fuzz/artifacts/, to rerun as: build-fuzz/fuzz_TARGET build-fuzz/artifacts/FILE
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   targets: npy pickle model_json reuters_sgml npz idx tensorboard run_reader checkpoint
+#   targets: npy pickle model_json reuters_sgml npz idx tensorboard run_reader checkpoint json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-all=(npy pickle model_json reuters_sgml npz idx tensorboard run_reader checkpoint)
+all=(npy pickle model_json reuters_sgml npz idx tensorboard run_reader checkpoint json)
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all[@]}")
 build=build-fuzz
 
@@ -56,6 +56,17 @@ for target in os.listdir("tests/fuzz/corpus"):  # hand-written seeds, one folder
         put(target, os.path.basename(seed), open(seed, "rb").read())
 for model in glob.glob("resources/models/*.json"):
     put("model_json", os.path.basename(model), open(model, "rb").read())
+# JSON: the first byte picks the reader (fuzz_json.cpp), the rest is a model file, run.json,
+# meta.json, metrics.jsonl, evaluations.jsonl, config or lesson; nested at, past and far past
+# the 256-level limit, as arrays, objects and inside a real document.
+real = [open(m, "rb").read() for m in sorted(glob.glob("tests/fuzz/corpus/model_json/*"))[:2]]
+real.append(b'{"status": "finished", "config": {"seed": 1}}')
+for reader in range(7):
+    for depth in (8, 256, 257, 20000):  # 20,000 objects: the 120 KB that crashed
+        put("json", f"{reader}-array-{depth}", bytes([reader]) + b"[" * depth + b"]" * depth)
+        put("json", f"{reader}-object-{depth}", bytes([reader]) + b'{"a":' * depth + b"1" + b"}" * depth)
+    for i, doc in enumerate(real):
+        put("json", f"{reader}-real-{i}", bytes([reader]) + doc)
 for sgm in glob.glob("tests/fixtures/reuters_sgml/*.sgm"):
     put("reuters_sgml", os.path.basename(sgm), open(sgm, "rb").read())
 # IDX: images (N, rows, cols) and labels (N), plain and gzip-compressed.

@@ -18,6 +18,8 @@
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_file.h"
+#include "ui/plain_text.h"
 
 namespace mirror::ui {
 
@@ -88,8 +90,8 @@ nlohmann::json parse_settings(const QString& text) {
     const std::string key = item.left(eq).trimmed().toStdString();
     const std::string value = item.mid(eq + 1).trimmed().toStdString();
     try {
-      j[key] = nlohmann::json::parse(value);
-    } catch (const nlohmann::json::exception&) {
+      j[key] = parse_json_text(value, key, kTypedValueJson);
+    } catch (const ConfigError&) {  // a word, or a value no field takes: the layer's check says which
       j[key] = value;
     }
   };

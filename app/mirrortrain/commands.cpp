@@ -31,6 +31,7 @@
 #include "mirror/strategy/workers.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_file.h"
 #include "mirror/util/threads.h"
 #include "progress.h"
 #include "tables.h"
@@ -179,14 +180,13 @@ TrainConfig train_config(const TrainArgs& args) {
 // --config FILE: a run's whole config, from a run.json or a bare config object, with only the
 // flags that say where and how long to train applied on top.
 TrainConfig config_file(const TrainArgs& args) {
-  std::ifstream in(args.config_file);
-  nlohmann::json j;
+  const nlohmann::json j = parse_json_file(args.config_file, kConfigFileJson);
+  TrainConfig c;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(fmt::format("{}: not JSON ({})", args.config_file, e.what()));
+    c = config_from_json(j.is_object() && j.contains("config") ? j.at("config") : j);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", args.config_file, e.what()));
   }
-  TrainConfig c = config_from_json(j.is_object() && j.contains("config") ? j.at("config") : j);
   if (args.epochs) c.epochs = *args.epochs;
   if (args.max_steps > 0) c.max_steps = args.max_steps;
   if (args.devices) c.devices.devices = *args.devices;

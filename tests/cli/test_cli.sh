@@ -231,5 +231,44 @@ else
   failed=$((failed + 1)); echo "FAIL lesson global-batch: same global batch on 1, 2, 4 replicas should match to 1e-5"
 fi
 
+# Crafted JSON: nested 100,000 deep (each reader crashed with a stack overflow), a directory
+# named run.json (runs list aborted), numbers past their field (2^32 + 1 epochs trained one).
+crafted="$tmp/crafted"
+mkdir -p "$crafted/lessons" "$crafted/lessons/dir.json" "$crafted/runs/a-deep" "$crafted/runs/b-dir/run.json" "$crafted/runs/c-pid"
+cp -r "$tmp/run1" "$crafted/runs/d-good"
+python3 - "$crafted" "$tmp/run1/run.json" <<'PY'
+import json, socket, sys
+out, n = sys.argv[1], 100000
+nest = '{"a":' * n + "1" + "}" * n
+model = '{"layers": [{"type": "Dense", "units": ' + nest + "}]}"
+open(out + "/model.json", "w").write(model)
+open(out + "/config.json", "w").write('{"config": {"model": ' + model + "}}")
+open(out + "/runs/a-deep/run.json", "w").write(nest)
+open(out + "/lessons/deep.json", "w").write('{"title": "t", "text": ["p"], "runs": [{"label": "a", "preset": "spirals-mlp", "set": ' + nest + "}]}")
+json.dump({"title": "Good", "text": ["p"], "runs": [{"label": "a", "preset": "spirals-mlp"}]}, open(out + "/lessons/good.json", "w"))
+run = json.load(open(sys.argv[2]))
+json.dump({"status": "running", "host": socket.gethostname(), "pid": 2**40}, open(out + "/runs/c-pid/run.json", "w"))
+run["config"]["epochs"] = 2**32 + 1
+json.dump(run, open(out + "/epochs.json", "w"))
+PY
+expect deep-model-file 2 'model.json is nested 100,00[0-9] levels deep; the limit is 256' -- \
+  "$bin" summary --model-file "$crafted/model.json" --dataset spirals
+expect deep-config 2 'config.json is nested 100,00[0-9] levels deep; the limit is 256' -- "$bin" train --config "$crafted/config.json"
+expect config-epochs-range 2 "epochs.json: 'epochs' is 4294967297, out of range" -- "$bin" train --config "$crafted/epochs.json"
+expect deep-lesson 0 'deep.json is nested 100,00[0-9] levels deep.*good +Good \(1 run' -- \
+  bash -c 'MIRROR_LESSONS_DIR="$1/lessons" "$0" lesson 2>&1 | tr "\n" " "' "$bin" "$crafted"
+expect lesson-directory 0 'dir.json is a directory, not a lesson' -- env MIRROR_LESSONS_DIR="$crafted/lessons" "$bin" lesson
+crafted_runs=$(MIRROR_RUNS_DIR="$crafted/runs" "$bin" runs list 2>&1)
+crafted_rc=$?
+if [[ $crafted_rc -eq 0 ]] && grep -qE '^a-deep .* unreadable' <<<"$crafted_runs" && grep -qE '^b-dir .* unreadable' <<<"$crafted_runs" &&
+   grep -qE '^c-pid .* interrupted' <<<"$crafted_runs" && grep -qE '^d-good .* finished' <<<"$crafted_runs" &&
+   grep -q "a-deep/run.json is nested 100,000 levels deep; the limit is 256" <<<"$crafted_runs" &&
+   grep -q "b-dir/run.json is a directory, not a run.json" <<<"$crafted_runs" &&
+   grep -q "run.json's pid 1099511627776 is out of range" <<<"$crafted_runs"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); printf 'FAIL runs list with crafted runs: exit %s, output:\n%s\n' "$crafted_rc" "$crafted_runs"
+fi
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

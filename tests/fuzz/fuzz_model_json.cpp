@@ -8,11 +8,15 @@
 
 #include "mirror/model/layer_spec.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const auto j = nlohmann::json::parse(reinterpret_cast<const char*>(data), reinterpret_cast<const char*>(data) + size,
-                                       nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return 0;
+  nlohmann::json j;
+  try {  // as load_model_file reads it: within the size and depth limits, or refused
+    j = mirror::parse_json_text(std::string_view(reinterpret_cast<const char*>(data), size), "input", mirror::kModelFileJson);
+  } catch (const mirror::ConfigError&) {
+    return 0;
+  }
   try {
     const mirror::ModelSpec spec = mirror::model_from_json(j);
     // What was read writes back and reads again the same.

@@ -13,6 +13,7 @@
 #include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QListWidget>
 #include <QLogValueAxis>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -37,6 +38,7 @@
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
 #include "ui/learned_view.h"
+#include "ui/lesson_panel.h"
 #include "ui/main_window.h"
 #include "ui/runs_browser.h"
 #include "ui/sweep_dialog.h"
@@ -334,6 +336,55 @@ class RunsViewTest : public QObject {
       unreadable = unreadable || (b.table()->item(r, 1)->text() == "unreadable" &&
                                   b.table()->item(r, 0)->toolTip().contains("not valid JSON"));
     QVERIFY(unreadable);
+  }
+
+  void craftedFilesAreListedAsUnreadableAndTheWindowStillStarts() {
+    // A runs root and a lessons folder of their own: a run.json nested 100,000 deep (the window
+    // crashed at every start), one that is a directory, a good run whose evaluations.jsonl ends
+    // with a line nested that deep (the Learned tab crashed), and a lesson nested that deep.
+    QTemporaryDir crafted;
+    const QString root = crafted.path() + "/runs", own = crafted.path() + "/lessons";
+    const std::string nest = [] {
+      std::string s;
+      for (int i = 0; i < 100'000; ++i) s += "{\"a\":";
+      return s + "1" + std::string(100'000, '}');
+    }();
+    const QString good = record_run(root, "20261201-100000-good", 0.01, 1);
+    std::ofstream((good + "/evaluations.jsonl").toStdString(), std::ios::app) << nest << "\n";
+    QDir().mkpath(root + "/20261201-110000-deep");
+    std::ofstream((root + "/20261201-110000-deep/run.json").toStdString()) << R"({"status": "finished", "config": )" << nest << "}";
+    QDir().mkpath(root + "/20261201-120000-directory/run.json");
+    QDir().mkpath(own);
+    std::ofstream((own + "/deep.json").toStdString()) << nest;
+    const QByteArray runs_dir = qgetenv("MIRROR_RUNS_DIR"), lessons_dir = qgetenv("MIRROR_LESSONS_DIR");
+    qputenv("MIRROR_RUNS_DIR", root.toUtf8());
+    qputenv("MIRROR_LESSONS_DIR", own.toUtf8());
+    {
+      MainWindow w(false);
+      w.show();
+      RunsBrowser* b = w.runs_browser();
+      QTRY_VERIFY_WITH_TIMEOUT(!b->loading(), 10000);
+      QCOMPARE(b->table()->rowCount(), 3);
+      QStringList reasons;
+      for (int r = 0; r < b->table()->rowCount(); ++r)
+        if (b->table()->item(r, 1)->text() == "unreadable") reasons << b->table()->item(r, 0)->toolTip();
+      QCOMPARE(reasons.size(), 2);
+      QVERIFY2(reasons.join("\n").contains("run.json is nested 100,001 levels deep; the limit is 256"), qPrintable(reasons.join("\n")));
+      QVERIFY2(reasons.join("\n").contains("run.json is a directory, not a run.json"), qPrintable(reasons.join("\n")));
+      // What the good run learned: its two epochs, the deep line skipped.
+      b->select_runs({good});
+      b->learned_button()->click();
+      QVERIFY(w.learned_view()->showing_recorded());
+      QVERIFY(w.learned_view()->shown());
+      QCOMPARE(w.learned_view()->shown()->epoch, 2);
+      // The lessons: the built-in ones, the deep one named with the reason.
+      LessonsDialog lessons;
+      QCOMPARE(lessons.list()->count(), 4);
+      QCOMPARE(lessons.warnings().size(), size_t{1});
+      QVERIFY(QString::fromStdString(lessons.warnings()[0]).contains("deep.json is nested 100,000 levels deep"));
+    }
+    for (const auto& [name, value] : {std::pair{"MIRROR_RUNS_DIR", runs_dir}, std::pair{"MIRROR_LESSONS_DIR", lessons_dir}})
+      value.isEmpty() ? qunsetenv(name) : qputenv(name, value);
   }
 
   void browserOpensARunFolderFromAnywhere() {

@@ -17,6 +17,8 @@
 #include "mirror/data/npy.h"
 #include "mirror/data/reuters_sgml.h"
 #include "mirror/util/error.h"
+#include "mirror/util/home.h"
+#include "mirror/util/json_file.h"
 
 namespace fs = std::filesystem;
 
@@ -123,10 +125,8 @@ std::shared_ptr<const std::vector<std::string>> vocabulary_from_ranks(const std:
 // Reads Keras' {word: rank} JSON into words by rank; empty when the file is absent or unreadable.
 std::vector<std::string> read_word_index(const std::string& path) {
   std::vector<std::string> words;
-  std::ifstream in(path);
-  if (!in) return words;
   try {
-    const auto j = nlohmann::json::parse(in);
+    const auto j = parse_json_file(path, kWordIndexJson);
     for (const auto& [word, rank] : j.items()) {
       if (!rank.is_number_integer() || rank.get<int64_t>() < 1 || rank.get<int64_t>() > 10'000'000) continue;
       const auto r = static_cast<size_t>(rank.get<int64_t>());

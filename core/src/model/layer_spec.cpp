@@ -8,6 +8,7 @@
 
 #include "mirror/model/keras_import.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_file.h"
 
 namespace mirror {
 
@@ -259,14 +260,7 @@ ModelSpec model_from_json(const nlohmann::json& j) {
 }
 
 ModelSpec load_model_file(const std::string& path, std::vector<std::string>* keras_notes) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(fmt::format("model file {}: cannot open it", path));
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(fmt::format("model file {}: not valid JSON ({})", path, e.what()));
-  }
+  const nlohmann::json j = parse_json_file(path, kModelFileJson);
   try {
     return keras_notes && is_keras_model_json(j) ? model_from_keras_json(j, keras_notes) : model_from_json(j);
   } catch (const nlohmann::json::exception& e) {

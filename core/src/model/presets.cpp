@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "mirror/util/error.h"
+#include "mirror/util/json_file.h"
 
 namespace mirror {
 
@@ -45,13 +46,7 @@ const std::vector<Preset>& presets() {
     std::vector<Preset> out;
     for (const auto& [file, text] : embedded_preset_files()) {
       const std::string source(file);
-      nlohmann::json j;
-      try {
-        j = nlohmann::json::parse(text);
-      } catch (const nlohmann::json::exception& e) {
-        throw ConfigError(fmt::format("preset {}: not valid JSON ({})", source, e.what()));
-      }
-      out.push_back(preset_from_json(j, source));
+      out.push_back(preset_from_json(parse_json_text(text, fmt::format("preset {}", source), kPresetJson), source));
     }
     return out;
   }();

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "mirror/util/error.h"
+#include "mirror/util/json_whole.h"
 
 namespace mirror {
 
@@ -416,9 +417,10 @@ LrSchedule lr_schedule_from_json(const nlohmann::json& j) {
     s.alpha = j.value("alpha", s.alpha);
     s.t_mul = j.value("t_mul", s.t_mul);
     s.m_mul = j.value("m_mul", s.m_mul);
-    s.warmup_steps = j.value("warmup_steps", s.warmup_steps);
+    s.warmup_steps = json_whole<int64_t>(j, "warmup_steps", "lr_schedule.warmup_steps", s.warmup_steps);
     s.warmup_from = j.value("warmup_from", s.warmup_from);
-    s.scale_reference_batch = j.value("scale_reference_batch", s.scale_reference_batch);
+    s.scale_reference_batch =
+        json_whole<int64_t>(j, "scale_reference_batch", "lr_schedule.scale_reference_batch", s.scale_reference_batch);
     s.validate();
     return s;
   });
@@ -431,8 +433,8 @@ PlateauOptions plateau_from_json(const nlohmann::json& j) {
     o.enabled = j.value("enabled", false);
     o.watch = watch_from_json(j.value("watch", nlohmann::json::object()), o.watch);
     o.factor = j.value("factor", o.factor);
-    o.patience = j.value("patience", o.patience);
-    o.cooldown = j.value("cooldown", o.cooldown);
+    o.patience = json_whole<int>(j, "patience", "reduce_lr_on_plateau.patience", o.patience);
+    o.cooldown = json_whole<int>(j, "cooldown", "reduce_lr_on_plateau.cooldown", o.cooldown);
     o.min_lr = j.value("min_lr", o.min_lr);
     if (o.enabled) o.validate();
     return o;
@@ -445,9 +447,9 @@ EarlyStoppingOptions early_stopping_from_json(const nlohmann::json& j) {
     if (!j.is_object()) return o;
     o.enabled = j.value("enabled", false);
     o.watch = watch_from_json(j.value("watch", nlohmann::json::object()), o.watch);
-    o.patience = j.value("patience", o.patience);
+    o.patience = json_whole<int>(j, "patience", "early_stopping.patience", o.patience);
     o.restore_best = j.value("restore_best", o.restore_best);
-    o.start_from_epoch = j.value("start_from_epoch", o.start_from_epoch);
+    o.start_from_epoch = json_whole<int>(j, "start_from_epoch", "early_stopping.start_from_epoch", o.start_from_epoch);
     if (o.enabled) o.validate();
     return o;
   });

@@ -11,13 +11,20 @@
 
 namespace mirror {
 
+namespace {
+// The model recorded in the run's config; null when there is none.
+const nlohmann::json* recorded_model(const RunRecord& r) {
+  const nlohmann::json* config = json_field(r.run, "config");
+  return config ? json_field(*config, "model") : nullptr;
+}
+}  // namespace
+
 std::string run_dataset_label(const RunRecord& r) { return config_value(r, "dataset.name"); }
 
 std::string run_model_label(const RunRecord& r) {
   const std::string preset = config_value(r, "preset");
   if (!preset.empty() && preset != "-") return preset;
-  const nlohmann::json* config = json_field(r.run, "config");
-  const nlohmann::json* model = config ? json_field(*config, "model") : nullptr;
+  const nlohmann::json* model = recorded_model(r);
   return model ? json_string(*model, "name", "?") : "?";
 }
 
@@ -31,9 +38,9 @@ ComparisonTable comparison_table(const std::vector<RunRecord>& runs) {
     std::vector<std::string> row = {r.display_name()};
     for (const auto& k : t.differing) {
       std::string v = config_value(r, k);
-      if (k == "model" && v != "-") {
-        const auto model = nlohmann::json::parse(v, nullptr, false);
-        const nlohmann::json* layers = json_field(model, "layers");
+      if (k == "model" && v != "-") {  // the model as read from run.json, not its text parsed again
+        const nlohmann::json* model = recorded_model(r);
+        const nlohmann::json* layers = model ? json_field(*model, "layers") : nullptr;
         v = fmt::format("{} layers", layers && layers->is_array() ? layers->size() : 0);
       }
       row.push_back(std::move(v));

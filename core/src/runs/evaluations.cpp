@@ -4,11 +4,11 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "mirror/util/error.h"
 #include "mirror/util/json_fields.h"
+#include "mirror/util/json_file.h"
 
 namespace mirror {
 
@@ -37,8 +37,6 @@ double share(const nlohmann::json& v, const char* key) {
     damaged(fmt::format("'{}' holds {}, not a probability", key, v.dump()));
   return v.get<double>();
 }
-
-constexpr int64_t kMaxClasses = 100000;
 }  // namespace
 
 nlohmann::json to_json(const Evaluation& e) {
@@ -72,7 +70,7 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
   Evaluation e;
   e.epoch = static_cast<int>(whole(field(j, "epoch", &nlohmann::json::is_number, "a number"), "epoch", 1, 1 << 30));
   e.global_step = whole(field(j, "global_step", &nlohmann::json::is_number, "a number"), "global_step", 0, INT64_MAX);
-  e.classes = whole(field(j, "classes", &nlohmann::json::is_number, "a number"), "classes", 1, kMaxClasses);
+  e.classes = whole(field(j, "classes", &nlohmann::json::is_number, "a number"), "classes", 1, kMaxEvaluationClasses);
   const auto& rows = field(j, "confusion", &nlohmann::json::is_array, "an array");
   if (static_cast<int64_t>(rows.size()) != e.classes)
     damaged(fmt::format("'confusion' has {} rows for {} classes", rows.size(), e.classes));
@@ -119,30 +117,26 @@ Evaluation evaluation_from_json(const nlohmann::json& j) {
 }
 
 std::vector<Evaluation> read_evaluations(const std::string& dir, std::vector<std::string>* warnings) {
-  const auto path = std::filesystem::path(dir) / kEvaluationsFile;
-  std::ifstream in(path);
-  if (!in) return {};
+  const std::string path = (std::filesystem::path(dir) / kEvaluationsFile).string();
   std::map<int, Evaluation> by_epoch;
-  std::string line;
-  int64_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty()) continue;
+  const auto skipped = [&](int64_t line, const std::string& why) {
+    if (warnings) warnings->push_back(fmt::format("{} line {} skipped: {}", path, line, why));
+  };
+  for_each_json_line(path, kEvaluationLineJson, [&](int64_t line, const nlohmann::json& j) {
+    if (json_string(j, "type") == "resumed") {
+      // What was recorded after the checkpoint the run resumed from is redone: drop it.
+      const int64_t from = json_int(j, "global_step", INT64_MAX);
+      for (auto it = by_epoch.begin(); it != by_epoch.end();)
+        it = it->second.global_step > from ? by_epoch.erase(it) : std::next(it);
+      return;
+    }
     try {
-      const auto j = nlohmann::json::parse(line);
-      if (json_string(j, "type") == "resumed") {
-        // What was recorded after the checkpoint the run resumed from is redone: drop it.
-        const int64_t from = json_int(j, "global_step", INT64_MAX);
-        for (auto it = by_epoch.begin(); it != by_epoch.end();)
-          it = it->second.global_step > from ? by_epoch.erase(it) : std::next(it);
-        continue;
-      }
       Evaluation e = evaluation_from_json(j);
       by_epoch[e.epoch] = std::move(e);
     } catch (const std::exception& e) {
-      if (warnings) warnings->push_back(fmt::format("{} line {} skipped: {}", path.string(), line_no, e.what()));
+      skipped(line, e.what());
     }
-  }
+  }, skipped);
   std::vector<Evaluation> out;
   for (auto& [epoch, e] : by_epoch) out.push_back(std::move(e));
   return out;

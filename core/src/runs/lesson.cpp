@@ -14,6 +14,8 @@
 #include "mirror/runs/run_reader.h"
 #include "mirror/util/error.h"
 #include "mirror/util/json_fields.h"
+#include "mirror/util/json_file.h"
+#include "mirror/util/home.h"
 
 namespace mirror {
 
@@ -97,13 +99,7 @@ Lesson lesson_from_json(const nlohmann::json& j, const std::string& name, const 
 }
 
 Lesson read_lesson_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(fmt::format("cannot read lesson file {}", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (j.is_discarded()) throw ConfigError(fmt::format("lesson file {} is not valid JSON", path));
-  return lesson_from_json(j, stem_of(path), path);
+  return lesson_from_json(parse_json_file(path, kLessonJson), stem_of(path), path);
 }
 
 std::string lessons_dir() {
@@ -116,7 +112,7 @@ std::string lessons_dir() {
 std::vector<Lesson> lessons(std::vector<std::string>* warnings) {
   std::vector<Lesson> out;
   for (const auto& [file, text] : embedded_lesson_files())
-    out.push_back(lesson_from_json(nlohmann::json::parse(text), stem_of(std::string(file)), kBuiltIn));
+    out.push_back(lesson_from_json(parse_json_text(text, std::string(file), kLessonJson), stem_of(std::string(file)), kBuiltIn));
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(lessons_dir(), ec))
@@ -195,9 +191,14 @@ std::vector<std::string> recorded_lesson_runs(const std::string& root, const Les
   std::map<std::string, std::vector<Found>> by_sweep;  // sweep ids sort by time
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(root, ec)) {
-    std::ifstream in(e.path() / "run.json");
-    if (!in) continue;
-    const auto j = nlohmann::json::parse(in, nullptr, false);
+    std::error_code missing;
+    if (!fs::exists(e.path() / "run.json", missing)) continue;
+    nlohmann::json j;
+    try {
+      j = parse_json_file((e.path() / "run.json").string(), kRunJson);
+    } catch (const DataError&) {
+      continue;  // a broken run is no lesson's
+    }
     const nlohmann::json* sweep = j.is_object() ? json_field(j, "sweep") : nullptr;
     if (!sweep || !sweep->is_object() || json_string(*sweep, "lesson") != lesson.name) continue;
     by_sweep[json_string(*sweep, "id")].push_back(

@@ -16,7 +16,10 @@
 #include "mirror/optim/schedule.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
+#include "mirror/util/home.h"
 #include "mirror/util/json_fields.h"
+#include "mirror/util/json_file.h"
+#include "mirror/util/untrusted_text.h"
 #include "mirror/util/words.h"
 
 namespace fs = std::filesystem;
@@ -69,7 +72,13 @@ std::map<std::string, std::string> flat_config(const RunRecord& r) {
 }  // namespace
 
 namespace {
-bool process_gone(int64_t pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH; }
+// Linux never hands out a pid above PID_MAX_LIMIT (2^22 on 64-bit machines). A larger one in a
+// run.json is damage: cast to pid_t it could name another process, or (2^40 -> 0) our own group.
+constexpr int64_t kMaxPid = int64_t{1} << 22;
+
+bool process_gone(int64_t pid) {
+  return pid > kMaxPid || (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH);
+}
 
 std::filesystem::file_time_type mtime(const fs::path& p) {
   std::error_code ec;
@@ -93,10 +102,9 @@ void RunFollower::read_run_json() {
   run_json_time_ = mtime(path);
   nlohmann::json run;
   try {
-    run = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw DataError(fmt::format("{}: run.json is not valid JSON ({}); the metrics in metrics.jsonl are untouched",
-                                path.string(), e.what()));
+    run = parse_json_file(path.string(), kRunJson);
+  } catch (const DataError& e) {
+    throw DataError(fmt::format("{}; the metrics in metrics.jsonl are untouched", e.what()));
   }
   if (!run.is_object())
     throw DataError(fmt::format("{}: run.json is not a JSON object; the metrics in metrics.jsonl are untouched",
@@ -153,6 +161,38 @@ bool RunFollower::poll() {
   return changed;
 }
 
+void RunFollower::read_lines(std::ifstream& metrics, std::uintmax_t size) {
+  // In pieces, so that a stranger's file with a line of gigabytes is never held whole: a line
+  // longer than a metrics line may be is dropped (and counted as skipped) as it is read.
+  constexpr std::uintmax_t kPiece = 4 * 1024 * 1024;
+  metrics.seekg(static_cast<std::streamoff>(offset_));
+  std::string piece;
+  while (offset_ < size && metrics) {
+    piece.resize(static_cast<size_t>(std::min(kPiece, size - offset_)));
+    metrics.read(piece.data(), static_cast<std::streamsize>(piece.size()));
+    piece.resize(static_cast<size_t>(metrics.gcount()));
+    if (piece.empty()) break;
+    offset_ += piece.size();
+    size_t begin = 0;
+    if (dropping_line_) {
+      const size_t nl = piece.find('\n');
+      if (nl == std::string::npos) continue;
+      dropping_line_ = false;
+      begin = nl + 1;
+    }
+    pending_.append(piece, begin);
+    begin = 0;
+    for (size_t nl; (nl = pending_.find('\n', begin)) != std::string::npos; begin = nl + 1)
+      apply_line(pending_.substr(begin, nl - begin));
+    pending_.erase(0, begin);
+    if (pending_.size() > kMetricsLineJson.max_bytes) {
+      pending_.clear();
+      dropping_line_ = true;
+      ++skipped_;
+    }
+  }
+}
+
 void RunFollower::finish() {
   if (!pending_.empty()) {
     apply_line(pending_);
@@ -177,8 +217,12 @@ int64_t count_field(const nlohmann::json& j, const char* key) {
 
 void RunFollower::apply_line(const std::string& line) {
   if (line.empty()) return;
-  const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {  // cut by a kill, or not ours
+  nlohmann::json j;
+  try {
+    j = parse_json_text(line, "a metrics line", kMetricsLineJson);
+  } catch (const DataError&) {  // cut by a kill, or not ours
+  }
+  if (!j.is_object()) {
     ++skipped_;
     return;
   }
@@ -276,9 +320,12 @@ void RunFollower::derive() {
   const bool checkable = json_string(r.run, "host") == host_name() && json_int(r.run, "pid") > 0;
   if (r.status == "running" && checkable && process_gone(json_int(r.run, "pid"))) {
     r.status = "interrupted";
-    r.warnings.push_back(fmt::format("the process that was writing this run (pid {}) is gone; "
-                                     "continue it with `mirrortrain train --resume {}`",
-                                     json_int(r.run, "pid"), r.dir));
+    const int64_t pid = json_int(r.run, "pid");
+    const std::string why =
+        pid > kMaxPid ? fmt::format("run.json's pid {} is out of range (at most {}): no process of it is writing this run",
+                                    pid, kMaxPid)
+                      : fmt::format("the process that was writing this run (pid {}) is gone", pid);
+    r.warnings.push_back(fmt::format("{}; continue it with `mirrortrain train --resume {}`", why, r.dir));
   } else if (r.status == "running" && !checkable) {
     // Another machine's job, or a run recorded before runs named their process: judge by its files.
     const auto now = fs::file_time_type::clock::now();
@@ -321,10 +368,10 @@ RunRecord read_run(const std::string& dir) {
 RunMeta read_meta(const std::string& dir, std::string* warning) {
   RunMeta m;
   const auto path = fs::path(dir) / "meta.json";
-  std::ifstream in(path);
-  if (!in) return m;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return m;
   try {
-    const auto j = nlohmann::json::parse(in);
+    const auto j = parse_json_file(path.string(), kRunMetaJson);
     if (!j.is_object()) {
       if (warning) *warning = fmt::format("{}: not a JSON object; name, tags and notes ignored", path.string());
       return RunMeta{};

@@ -17,6 +17,7 @@
 #include "mirror/runs/evaluations.h"
 #include "mirror/train/events_json.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_file.h"
 #include "mirror/util/memory.h"
 #include "mirror/util/threads.h"
 #include "mirror/util/version.h"
@@ -77,12 +78,12 @@ RunWriter::RunWriter(std::string dir, nlohmann::json config, const nlohmann::jso
 
 nlohmann::json RunWriter::read_run_json(const std::string& dir) {
   const auto path = std::filesystem::path(dir) / "run.json";
-  std::ifstream in(path);
-  if (!in) throw ConfigError(fmt::format("{}: no run here (no run.json)", dir));
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw ConfigError(fmt::format("{}: no run here (no run.json)", dir));
   try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(fmt::format("{}: run.json is not valid JSON ({})", path.string(), e.what()));
+    return parse_json_file(path.string(), kRunJson);
+  } catch (const DataError& e) {  // resuming is what a person asked for: a configuration error
+    throw ConfigError(e.what());
   }
 }
 

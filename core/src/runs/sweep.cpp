@@ -11,6 +11,7 @@
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_file.h"
 
 namespace mirror {
 
@@ -30,9 +31,12 @@ nlohmann::json::json_pointer pointer(const std::string& dotted) {
 }
 
 nlohmann::json parse_value(const std::string& text) {
-  auto v = nlohmann::json::parse(text, nullptr, false);
-  if (v.is_discarded() || v.is_structured()) return text;  // a word: "adam"
-  return v;
+  try {
+    auto v = parse_json_text(text, "the value", kTypedValueJson);
+    if (!v.is_structured()) return v;
+  } catch (const ConfigError&) {
+  }
+  return text;  // a word: "adam"
 }
 
 // "learning rates", for the settings a person sweeps by their short names; the name itself else.

@@ -7,6 +7,7 @@
 #include "mirror/strategy/communicator.h"
 #include "mirror/strategy/gpu.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_whole.h"
 
 namespace mirror {
 
@@ -96,19 +97,19 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     const auto& d = j.at("dataset");
     c.dataset.name = d.at("name").get<std::string>();
     c.dataset.data_dir = d.value("data_dir", "");
-    c.dataset.seed = d.value("seed", uint64_t{42});
-    c.dataset.num_words = d.value("num_words", int64_t{0});
-    c.dataset.skip_top = d.value("skip_top", int64_t{0});
-    c.dataset.maxlen = d.value("maxlen", int64_t{0});
-    c.dataset.sequence_length = d.value("sequence_length", int64_t{0});
-    c.dataset.train_size = d.value("train_size", int64_t{0});
-    c.dataset.val_size = d.value("val_size", int64_t{0});
-    c.dataset.classes = d.value("classes", int64_t{0});
+    c.dataset.seed = json_whole<uint64_t>(d, "seed", "dataset.seed", 42);
+    c.dataset.num_words = json_whole<int64_t>(d, "num_words", "dataset.num_words", 0);
+    c.dataset.skip_top = json_whole<int64_t>(d, "skip_top", "dataset.skip_top", 0);
+    c.dataset.maxlen = json_whole<int64_t>(d, "maxlen", "dataset.maxlen", 0);
+    c.dataset.sequence_length = json_whole<int64_t>(d, "sequence_length", "dataset.sequence_length", 0);
+    c.dataset.train_size = json_whole<int64_t>(d, "train_size", "dataset.train_size", 0);
+    c.dataset.val_size = json_whole<int64_t>(d, "val_size", "dataset.val_size", 0);
+    c.dataset.classes = json_whole<int64_t>(d, "classes", "dataset.classes", 0);
     c.dataset.noise = d.value("noise", -1.0);
-    c.dataset.min_wires_per_topic = d.value("min_wires_per_topic", int64_t{0});
+    c.dataset.min_wires_per_topic = json_whole<int64_t>(d, "min_wires_per_topic", "dataset.min_wires_per_topic", 0);
     c.dataset.test_split = d.value("test_split", -1.0);
-    c.eval_batch_size = j.value("eval_batch_size", int64_t{0});
-    c.strategy.intra_op_threads = j.value("intra_op_threads", 0);
+    c.eval_batch_size = json_whole<int64_t>(j, "eval_batch_size", "eval_batch_size", 0);
+    c.strategy.intra_op_threads = json_whole<int>(j, "intra_op_threads", "intra_op_threads", 0);
     const auto& o = j.at("optimizer");
     c.optimizer.name = o.at("name").get<std::string>();
     c.optimizer.learning_rate = o.value("learning_rate", 0.0);
@@ -122,21 +123,21 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     c.optimizer.clipnorm = o.value("clipnorm", 0.0);
     c.optimizer.global_clipnorm = o.value("global_clipnorm", 0.0);
     c.optimizer.clipvalue = o.value("clipvalue", 0.0);
-    c.batch_size = j.at("batch_size").get<int64_t>();
-    c.epochs = j.at("epochs").get<int>();
-    c.max_steps = j.value("max_steps", int64_t{0});
+    c.batch_size = json_whole<int64_t>(j, "batch_size", "batch_size");
+    c.epochs = json_whole<int>(j, "epochs", "epochs");
+    c.max_steps = json_whole<int64_t>(j, "max_steps", "max_steps", 0);
     const auto& dev = j.at("devices");
     c.devices.devices = dev.at("devices").get<std::string>();
-    c.devices.logical = dev.at("logical").get<int>();
-    c.devices.memory_limit_mib = dev.value("memory_limit_mib", int64_t{0});
-    c.seed = j.at("seed").get<uint64_t>();
+    c.devices.logical = json_whole<int>(dev, "logical", "devices.logical");
+    c.devices.memory_limit_mib = json_whole<int64_t>(dev, "memory_limit_mib", "devices.memory_limit_mib", 0);
+    c.seed = json_whole<uint64_t>(j, "seed", "seed");
     c.strategy.deterministic = j.value("deterministic", false);
     c.strategy.communicator = j.value("communicator", "auto");
-    c.strategy.sync_check_every = j.value("sync_check_every", 100);
-    c.strategy.top_k = j.value("top_k", 5);
-    c.strategy.perturb_replica_at_step = j.value("perturb_replica_at_step", int64_t{0});
-    c.checkpoints.every_steps = j.value("checkpoint_every_steps", int64_t{0});
-    c.checkpoints.keep_last = j.value("checkpoint_keep_last", 3);
+    c.strategy.sync_check_every = json_whole<int>(j, "sync_check_every", "sync_check_every", 100);
+    c.strategy.top_k = json_whole<int>(j, "top_k", "top_k", 5);
+    c.strategy.perturb_replica_at_step = json_whole<int64_t>(j, "perturb_replica_at_step", "perturb_replica_at_step", 0);
+    c.checkpoints.every_steps = json_whole<int64_t>(j, "checkpoint_every_steps", "checkpoint_every_steps", 0);
+    c.checkpoints.keep_last = json_whole<int>(j, "checkpoint_keep_last", "checkpoint_keep_last", 3);
     // Runs recorded before schedules existed have none of these: constant rate, no callbacks.
     c.schedule = lr_schedule_from_json(j.value("lr_schedule", nlohmann::json()));
     c.plateau = plateau_from_json(j.value("reduce_lr_on_plateau", nlohmann::json()));

@@ -348,7 +348,9 @@ class TrainingLoop {
         config_.eval_batch_size > 0 ? config_.eval_batch_size : std::max<int64_t>(config_.batch_size, 256);
     MetricSums val;
     std::optional<EvaluationBuilder> learned;
-    if (data_.info().num_classes > 0) learned.emplace(data_.info().num_classes);
+    // More classes than an evaluation may have: accuracy only (the reader would refuse the record).
+    const int64_t classes = data_.info().num_classes;
+    if (classes > 0 && classes <= kMaxEvaluationClasses) learned.emplace(classes);
     for (int64_t begin = 0; begin < n_val_; begin += eval_batch) {
       if (control_.stop.load() && strategy_.processes() == 1) break;  // processes validate to the end together
       const Batch b = data_.slice(Split::kValidation, begin, std::min(n_val_, begin + eval_batch));

@@ -5,6 +5,7 @@
 #include "mirror/runs/evaluations.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_file.h"
 #include "test_helpers.h"
 
 using namespace mirror;
@@ -113,4 +114,22 @@ TEST(Evaluations, AResumedWriterMarksWhereItResumed) {
   const auto evs = read_evaluations(dir);
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[1].global_step, 8);
+}
+
+TEST(Evaluations, MoreClassesThanAnEvaluationMayHaveOrALineTooLongIsSkippedUnbuilt) {
+  TempDir tmp;
+  // 3,000 classes: 18 MB of counts that took 400 MB to read. Refused naming the field.
+  nlohmann::json many = to_json(two_class_evaluation(1, 4));
+  many["classes"] = 3000;
+  const std::string too_long(kEvaluationLineJson.max_bytes + 1, ' ');
+  write_lines(tmp / kEvaluationsFile, {many.dump(), too_long, to_json(two_class_evaluation(2, 8)).dump()});
+  std::vector<std::string> warnings;
+  const auto evs = read_evaluations(tmp.str(), &warnings);
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0].epoch, 2);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("line 1 skipped: not a valid evaluation: 'classes' holds 3000, outside [1, 1000]"),
+            std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[1].find("line 2 skipped: the line is longer than an evaluation line may be (at most 16 MiB)"),
+            std::string::npos) << warnings[1];
 }

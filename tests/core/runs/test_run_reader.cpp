@@ -242,3 +242,53 @@ TEST(RunMeta, RoundTripsAndAMalformedFileLosesNothingElse) {
   std::string kept((std::istreambuf_iterator<char>(bak)), std::istreambuf_iterator<char>());
   EXPECT_EQ(kept, "{\"name\": \"bro");
 }
+
+TEST(RunFollower, APidNoProcessCanHaveReadsAsNotRunning) {
+  TempDir dir;
+  // 2^40 as a pid_t is 0, which kill() took for our own process group: "running" forever.
+  for (const int64_t pid : {int64_t{1} << 40, (int64_t{1} << 22) + 1, int64_t{1} << 32}) {
+    const nlohmann::json run = {{"status", "running"}, {"host", host_name()}, {"pid", pid}};
+    std::ofstream(dir / "run.json") << run.dump();
+    const RunRecord r = read_run(dir.str());
+    EXPECT_EQ(r.status, "interrupted") << pid;
+    ASSERT_FALSE(r.warnings.empty());
+    EXPECT_NE(r.warnings[0].find("run.json's pid " + std::to_string(pid) + " is out of range (at most 4194304)"),
+              std::string::npos) << r.warnings[0];
+    EXPECT_FALSE(written_by_live_process(run)) << pid;
+  }
+}
+
+namespace {
+// This process's resident set, in KiB: "VmRSS" (now) or "VmHWM" (its peak) of /proc/self/status.
+int64_t resident_kib(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(field + ":", 0) == 0) return std::stoll(line.substr(field.size() + 1));
+  return -1;
+}
+}  // namespace
+
+// A stranger's metrics.jsonl with a line of 64 MiB and no end: read in pieces, the line dropped
+// as it goes by (it once was read whole, and copied, before being refused), the lines after it kept.
+TEST(RunFollower, ALineLongerThanAnyMetricsLineIsDroppedWithoutBeingHeldWhole) {
+  TempDir dir;
+  std::ofstream(dir / "run.json") << R"({"status": "finished", "config": {"seed": 1}})";
+  const std::string metrics = dir / "metrics.jsonl";
+  append(metrics, step_line(1, 2.0) + "{\"type\":\"step\",\"loss\":\"" + std::string(64 << 20, 'x'));
+  const pid_t child = ::fork();  // measured alone: this process's peak may come from other tests
+  if (child == 0) {
+    const int64_t before = resident_kib("VmRSS");
+    RunFollower f(dir.str());
+    const int64_t grew = resident_kib("VmHWM") - before;
+    ::_exit(f.record().steps.size() == 1 && grew < 32 * 1024 ? 0 : grew >= 32 * 1024 ? 2 : 1);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the first step was lost; 2: the line was held in memory (32 MiB or more)";
+  append(metrics, "\"}\n" + step_line(2, 1.5));
+  RunFollower f(dir.str());
+  ASSERT_EQ(f.record().steps.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.record().steps[1].loss, 1.5);
+  EXPECT_FALSE(f.record().warnings.empty());  // the dropped line is said
+}

@@ -197,3 +197,19 @@ TEST(Evaluation, ABadBatchLeavesTheEvaluationAsItWas) {
   EXPECT_EQ(b.seen(), 0);
   EXPECT_EQ(std::move(b).finish(1, 1).total(), 0);
 }
+
+TEST(Evaluation, MoreClassesThanTheReaderTakesAreValidatedButNotRecordedAsAnEvaluation) {
+  const auto blobs = mirror::testing::blobs();
+  DatasetInfo info = blobs->info();
+  info.num_classes = kMaxEvaluationClasses + 1;  // the labels stay 0-2: the model's output grows
+  info.class_names.clear();
+  const auto many = std::make_shared<const Dataset>(
+      info, blobs->slice(Split::kTrain, 0, 100).x, blobs->slice(Split::kTrain, 0, 100).y,
+      blobs->slice(Split::kValidation, 0, 50).x, blobs->slice(Split::kValidation, 0, 50).y);
+  TrainConfig c = points_config(1);
+  c.epochs = 1;
+  const auto rec = train_and_record(c, many);
+  ASSERT_EQ(rec.epochs.size(), 1u);
+  EXPECT_TRUE(rec.epochs[0].has_validation);
+  EXPECT_TRUE(rec.evaluations.empty());
+}

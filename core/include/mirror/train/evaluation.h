@@ -16,6 +16,9 @@ namespace mirror {
 inline constexpr int kExamplesPerCell = 3;
 // Decision regions are sampled on a square grid of this many points per side.
 inline constexpr int kRegionGrid = 64;
+// Evaluations are recorded and read for at most this many classes (ImageNet's 1,000): a confusion
+// matrix of more cannot be looked at, and 3,000 classes took 400 MB to read one epoch of (18 MB).
+inline constexpr int64_t kMaxEvaluationClasses = 1000;
 
 // One validation example and what the model made of it.
 struct ExamplePrediction {

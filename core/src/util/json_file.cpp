@@ -1,0 +1,162 @@
+#include "mirror/util/json_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "mirror/util/error.h"
+
+namespace mirror {
+
+namespace {
+[[noreturn]] void refuse(const JsonLimits& limits, const std::string& message) {
+  if (limits.error == JsonErrorType::kConfigError) throw ConfigError(message);
+  throw DataError(message);
+}
+
+// 100000 as "100,000".
+std::string with_thousands(int64_t n) {
+  std::string digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+  return digits;
+}
+
+// A size in the unit a person reads it in: "512 bytes", "64 KiB", "12.3 MiB".
+std::string readable_size(uint64_t bytes) {
+  if (bytes < kKiB) return fmt::format("{} bytes", bytes);
+  const bool kib = bytes < kMiB;
+  const uint64_t unit = kib ? kKiB : kMiB;
+  const char* name = kib ? "KiB" : "MiB";
+  if (bytes % unit == 0) return fmt::format("{} {}", bytes / unit, name);
+  return fmt::format("{:.1f} {}", static_cast<double>(bytes) / static_cast<double>(unit), name);
+}
+
+[[noreturn]] void refuse_size(const JsonLimits& limits, const std::string& what, uint64_t size) {
+  refuse(limits, fmt::format("{} is {}; {} is at most {}", what, readable_size(size), limits.kind,
+                             readable_size(limits.max_bytes)));
+}
+
+// Closes a POSIX file descriptor at scope end.
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// The whole file, refused unread when it is larger than the limits allow.
+std::string read_bounded(const std::string& path, const JsonLimits& limits) {
+  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (f.fd < 0) refuse(limits, fmt::format("cannot open {} ({})", path, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) refuse(limits, fmt::format("cannot read {} ({})", path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) refuse(limits, fmt::format("{} is a directory, not {}", path, limits.kind));
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > limits.max_bytes)
+    refuse_size(limits, path, static_cast<uint64_t>(st.st_size));
+  std::string text;
+  char buffer[16 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(f.fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) refuse(limits, fmt::format("cannot read {} ({})", path, std::strerror(errno)));
+    if (n == 0) return text;
+    text.append(buffer, static_cast<size_t>(n));
+    if (text.size() > limits.max_bytes)  // grew while read, or not a regular file (a pipe)
+      refuse(limits, fmt::format("{} is larger than {} may be (at most {})", path, limits.kind,
+                                 readable_size(limits.max_bytes)));
+  }
+}
+}  // namespace
+
+int64_t json_nesting_depth(std::string_view text) {
+  int64_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && --depth < 0) {
+      break;  // a parser stops at the unbalanced bracket: nothing after it is built
+    }
+  }
+  return deepest;
+}
+
+nlohmann::json parse_json_text(std::string_view text, const std::string& what, const JsonLimits& limits) {
+  if (text.size() > limits.max_bytes) refuse_size(limits, what, text.size());
+  if (const int64_t depth = json_nesting_depth(text); depth > limits.max_depth)
+    refuse(limits, fmt::format("{} is nested {} levels deep; the limit is {}", what, with_thousands(depth),
+                               limits.max_depth));
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    refuse(limits, fmt::format("{} is not valid JSON ({})", what, e.what()));
+  }
+}
+
+nlohmann::json parse_json_file(const std::string& path, const JsonLimits& limits) {
+  return parse_json_text(read_bounded(path, limits), path, limits);
+}
+
+void for_each_json_line(const std::string& path, const JsonLimits& limits,
+                        const std::function<void(int64_t line, nlohmann::json value)>& each,
+                        const std::function<void(int64_t line, const std::string& reason)>& refused) {
+  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (f.fd < 0) return;
+  std::string line;
+  bool too_long = false;  // the current line passed the limit: the rest of it is dropped unread
+  int64_t number = 0;
+  const auto finish_line = [&] {
+    ++number;
+    if (too_long) {
+      refused(number, fmt::format("the line is longer than {} may be (at most {})", limits.kind,
+                                  readable_size(limits.max_bytes)));
+    } else if (!line.empty()) {
+      nlohmann::json value;
+      try {
+        value = parse_json_text(line, "the line", limits);
+      } catch (const std::runtime_error& e) {  // ConfigError or DataError, as `limits` says
+        refused(number, e.what());
+        line.clear();
+        return;
+      }
+      each(number, std::move(value));
+    }
+    line.clear();
+    too_long = false;
+  };
+  char buffer[16 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(f.fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (std::string_view chunk(buffer, static_cast<size_t>(n)); !chunk.empty();) {
+      const size_t nl = chunk.find('\n');
+      const std::string_view piece = chunk.substr(0, nl);
+      if (!too_long) line.append(piece);
+      if (line.size() > limits.max_bytes) {
+        too_long = true;
+        line.clear();
+        line.shrink_to_fit();
+      }
+      if (nl == std::string_view::npos) break;
+      finish_line();
+      chunk.remove_prefix(nl + 1);
+    }
+  }
+  if (!line.empty() || too_long) finish_line();
+}
+
+}  // namespace mirror
