@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # mirrortrain export, checked where the files land: each model of tests/fixtures/export_models (and
-# the presets' conv nets) is trained for a few steps and exported; PyTorch (Debian's python3-torch)
-# loads model.pt into the generated model.py, ONNX's checker passes model.onnx, ONNX Runtime
-# (npm's onnxruntime-node, installed by this script into the user's cache) runs it, and both must
-# compute what we computed for the same inputs (sample_input.npy -> sample_output.npy) to 1e-5.
+# the presets' conv nets, and Keras files whose names carry Python) is trained for a few steps and
+# exported; PyTorch (Debian's python3-torch) loads model.pt into the generated model.py, ONNX's
+# checker passes model.onnx, ONNX Runtime (npm's onnxruntime-node, installed by this script into
+# the user's cache) runs it, and both must compute what we computed for the same inputs
+# (sample_input.npy -> sample_output.npy) to 1e-5, running nothing that a name holds.
 # Usage: test_export.sh path/to/mirrortrain
 set -euo pipefail
 bin=$(readlink -f "${1:?usage: test_export.sh path/to/mirrortrain}")
@@ -33,6 +34,14 @@ for m in text-every-op text-average bag-of-words-count bag-of-words-multi-hot; d
 done
 train seed-reuters --preset seed-reuters "${text[@]}"
 runs+=(seed-reuters)
+# Keras files whose model and layer names carry Python (tests/tools/make_hostile_keras_fixtures.py):
+# the exports must hold them only as data, and running them must create no pwned_by_* file.
+keras=$here/../fixtures/keras_models
+hostile=(comment_injection hostile_names)
+for m in "${hostile[@]}"; do
+  train "$m" --model-file "$keras/$m.json" "${text[@]}"
+  runs+=("$m")
+done
 if [[ -d /usr/share/datasets/fashion-mnist ]]; then
   train image-same-padding --model-file "$models/image-same-padding.json" --dataset fashion-mnist
   train fashion-cnn --preset fashion-cnn
@@ -52,8 +61,18 @@ for r in "${runs[@]}"; do
 done
 grep -q "model.py" "$tmp/export-seed-reuters-pt.log" || { echo "FAIL: export does not list what it wrote"; exit 1; }
 
-"$py" "$tools/check_pytorch_export.py" "${pt[@]}"
-"$py" "$tools/check_onnx_export.py" "${onnx[@]}"
+# Python runs the exports in an empty folder, where a name that ran as code leaves pwned_by_* files.
+sandbox=$tmp/sandbox
+mkdir "$sandbox"
+failed=0
+for m in "${hostile[@]}"; do
+  (cd "$sandbox" && "$py" "$tools/check_export_names.py" "$keras/$m.json" "$tmp/export/$m-pt") || failed=1
+done
+(cd "$sandbox" && "$py" "$tools/check_pytorch_export.py" "${pt[@]}") || failed=1
+(cd "$sandbox" && "$py" "$tools/check_onnx_export.py" "${onnx[@]}") || failed=1
+ran=$(find "$sandbox" "$tmp/export" -name 'pwned_by_*' -printf '%f ')
+[[ -z $ran ]] || { echo "FAIL: loading the exports ran code from names in the model files: they created $ran"; exit 1; }
+[[ $failed -eq 0 ]] || { echo "FAIL: Python could not load or check the exports (above)"; exit 1; }
 
 # ONNX Runtime for Node.js, kept between runs. Its install script would fetch optional GPU parts
 # from outside; the CPU runtime is in the package itself, so scripts are skipped.
@@ -82,4 +101,12 @@ out=$("$bin" export "$tmp/seed-reuters" --checkpoint "$tmp/nothing.pt" 2>&1); rc
 [[ $rc -eq 2 && $out == *"nothing.pt"* ]] || { echo "FAIL: a missing checkpoint: exit $rc: $out"; exit 1; }
 out=$("$bin" export "$tmp/seed-reuters" --format tflite 2>&1); rc=$?
 [[ $rc -eq 2 ]] || { echo "FAIL: an unknown format: exit $rc: $out"; exit 1; }
+# Layer names LibTorch cannot take are refused before training, naming the layers.
+echo '{"layers": [{"type": "Embedding", "input_dim": "vocab", "output_dim": 4, "name": "same"}, {"type": "Flatten"},
+  {"type": "Dense", "units": "classes", "name": "same"}]}' >"$tmp/duplicate.json"
+out=$("$bin" train --model-file "$tmp/duplicate.json" "${text[@]}" --max-steps 1 --run-dir "$tmp/duplicate" 2>&1); rc=$?
+[[ $rc -eq 2 && $out == *"layer 1 (Embedding) has the same name"* ]] || { echo "FAIL: duplicate names: exit $rc: $out"; exit 1; }
+sed 's/"same"}, {"type": "Flatten"}/"block.embedding"}, {"type": "Flatten"}/' "$tmp/duplicate.json" >"$tmp/dotted.json"
+out=$("$bin" train --model-file "$tmp/dotted.json" "${text[@]}" --max-steps 1 --run-dir "$tmp/dotted" 2>&1); rc=$?
+[[ $rc -eq 2 && $out == *'"block.embedding" holds a '"'.'"* ]] || { echo "FAIL: a dotted name: exit $rc: $out"; exit 1; }
 echo "PASS: ${#runs[@]} models exported and checked"

@@ -1,19 +1,22 @@
 // The ONNX form of a lowered model, written as protobuf wire format. Field numbers follow
 // onnx/onnx.proto: ModelProto {ir_version=1, producer_name=2, producer_version=3, graph=7,
-// opset_import=8}, GraphProto {node=1, name=2, initializer=5, input=11, output=12},
+// opset_import=8, metadata_props=14}, GraphProto {node=1, name=2, initializer=5, input=11, output=12},
 // NodeProto {input=1, output=2, name=3, op_type=4, attribute=5}, AttributeProto {name=1, f=2, i=3,
 // ints=8, type=20}, TensorProto {dims=1, data_type=2, name=8, raw_data=9}, ValueInfoProto
 // {name=1, type=2}, TypeProto {tensor_type=1 {elem_type=1, shape=2 {dim=1 {dim_value=1,
 // dim_param=2}}}}, OperatorSetIdProto {domain=1, version=2}.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "mirror/model/export.h"
 #include "mirror/model/lowering.h"
 #include "mirror/util/error.h"
+#include "mirror/util/python_literal.h"
 #include "util/protobuf_wire.h"
 
 namespace mirror {
@@ -103,24 +106,30 @@ class GraphBuilder {
     return out;
   }
 
-  // The trained parameter `name`, as an initializer of the expected shape.
-  std::string parameter(const std::string& name, const std::vector<int64_t>& shape) {
+  // The trained parameter `name` (LibTorch's name), as an initializer of the expected shape named
+  // `exported`.
+  std::string parameter(const std::string& name, const std::string& exported, const std::vector<int64_t>& shape) {
     const auto it = weights_.find(name);
-    if (it == weights_.end()) throw ConfigError(fmt::format("cannot export: no trained values for '{}'", name));
+    if (it == weights_.end())
+      throw ConfigError(fmt::format("cannot export: no trained values for {}", python_string_literal(name)));
     const NamedWeights& w = *it->second;
     if (w.shape != shape)
-      throw ConfigError(fmt::format("cannot export: '{}' holds {} values, the model needs shape ({})", name,
-                                    w.values.size(), fmt::join(shape, ", ")));
-    initializers_ += wrap(tensor(name, kFloat, shape, w.values.data(), w.values.size() * sizeof(float)));
-    return name;
+      throw ConfigError(fmt::format("cannot export: {} holds {} values, the model needs shape ({})",
+                                    python_string_literal(name), w.values.size(), fmt::join(shape, ", ")));
+    initializers_ += wrap(tensor(exported, kFloat, shape, w.values.data(), w.values.size() * sizeof(float)));
+    return exported;
   }
+  // A constant initializer named `name`, or "<name>_N" where a constant already has that name (an
+  // Activation layer whose identifier is "activation0", beside the unnamed activation0 of a Dense).
   std::string constant(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& v) {
-    initializers_ += wrap(tensor(name, kFloat, dims, v.data(), v.size() * sizeof(float)));
-    return name;
+    const std::string unique = fresh_constant_name(name);
+    initializers_ += wrap(tensor(unique, kFloat, dims, v.data(), v.size() * sizeof(float)));
+    return unique;
   }
   std::string constant(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& v) {
-    initializers_ += wrap(tensor(name, kInt64, dims, v.data(), v.size() * sizeof(int64_t)));
-    return name;
+    const std::string unique = fresh_constant_name(name);
+    initializers_ += wrap(tensor(unique, kInt64, dims, v.data(), v.size() * sizeof(int64_t)));
+    return unique;
   }
 
   std::string finish(const std::string& input, int input_type, const std::vector<int64_t>& input_shape,
@@ -139,7 +148,13 @@ class GraphBuilder {
     put_bytes_field(field, 5, t);
     return field;
   }
+  std::string fresh_constant_name(const std::string& name) {
+    std::string out = name;
+    for (int n = 1; !constant_names_.insert(out).second; ++n) out = fmt::format("{}_{}", name, n);
+    return out;
+  }
   std::map<std::string, const NamedWeights*> weights_;
+  std::set<std::string> constant_names_;
   std::string graph_;         // the nodes, in order
   std::string initializers_;  // graph field 5, each already framed
   int nodes_ = 0;
@@ -165,28 +180,45 @@ std::string activation(GraphBuilder& g, Activation a, const std::string& x, cons
   }
   throw ConfigError(fmt::format("cannot export: activation {} has no ONNX form here", activation_name(a)));
 }
+
+// ModelProto.metadata_props entry (StringStringEntryProto {key=1, value=2}) that keeps the layer
+// names as data: a JSON object {identifier: name}, in layer order.
+std::string layer_names_entry(const ModelAnalysis& analysis, const std::map<std::string, std::string>& ids) {
+  nlohmann::ordered_json names = nlohmann::ordered_json::object();
+  for (const auto& r : analysis.layers) names[ids.at(r.name)] = r.name;
+  std::string entry;
+  put_bytes_field(entry, 1, "mirror.layer_names");
+  put_bytes_field(entry, 2, names.dump(-1, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace));
+  return entry;
+}
 }  // namespace
 
 std::string onnx_model(const ModelAnalysis& analysis, const InputSpec& input, const std::vector<NamedWeights>& weights,
                        const std::string& producer_version) {
+  const std::vector<Op> ops = lower(analysis);
+  const auto ids = python_layer_names(analysis);
   GraphBuilder g(weights);
   std::string x = "input";
   int activations = 0;
-  for (const Op& op : lower(analysis)) {
+  for (const Op& op : ops) {
     const auto& l = op.layer;
-    const std::string& n = op.name;
+    // Graph names use the layer's checked identifier `n`; its name only finds its trained values.
+    const std::string n = op.name.empty() ? "" : ids.at(op.name);
+    const auto param = [&](const char* which, const std::vector<int64_t>& shape) {
+      return g.parameter(op.name + "." + which, n + "." + which, shape);
+    };
     switch (op.kind) {
       case OpKind::kPermute:
         x = g.node("Transpose", {x}, {attr_ints("perm", op.perm)});
         break;
       case OpKind::kEmbedding:
-        x = g.node("Gather", {g.parameter(n + ".weight", {l.input_dim, l.output_dim}), x}, {attr_int("axis", 0)}, n);
+        x = g.node("Gather", {param("weight", {l.input_dim, l.output_dim}), x}, {attr_int("axis", 0)}, n);
         break;
       case OpKind::kConv: {
         std::vector<int64_t> w_shape = {l.units, op.in_channels};
         w_shape.insert(w_shape.end(), l.kernel.begin(), l.kernel.end());
-        std::vector<std::string> inputs = {x, g.parameter(n + ".weight", w_shape)};
-        if (l.use_bias) inputs.push_back(g.parameter(n + ".bias", {l.units}));
+        std::vector<std::string> inputs = {x, param("weight", w_shape)};
+        if (l.use_bias) inputs.push_back(param("bias", {l.units}));
         std::vector<int64_t> pads = op.pad_begin;
         pads.insert(pads.end(), op.pad_end.begin(), op.pad_end.end());
         if (pads.empty()) pads.assign(2 * static_cast<size_t>(op.spatial), 0);
@@ -212,8 +244,8 @@ std::string onnx_model(const ModelAnalysis& analysis, const InputSpec& input, co
         x = g.node("Flatten", {x}, {attr_int("axis", 1)}, n);
         break;
       case OpKind::kLinear: {
-        const auto w = g.parameter(n + ".weight", {l.units, op.in_channels});
-        const std::string b = l.use_bias ? g.parameter(n + ".bias", {l.units}) : "";
+        const auto w = param("weight", {l.units, op.in_channels});
+        const std::string b = l.use_bias ? param("bias", {l.units}) : "";
         if (op.in_rank == 1) {  // (batch, in) x (out, in)^T + bias
           std::vector<std::string> inputs = {x, w};
           if (!b.empty()) inputs.push_back(b);
@@ -253,6 +285,7 @@ std::string onnx_model(const ModelAnalysis& analysis, const InputSpec& input, co
   put_bytes_field(opset, 1, "");
   put_int_field(opset, 2, kOnnxOpset);
   put_bytes_field(model, 8, opset);
+  put_bytes_field(model, 14, layer_names_entry(analysis, ids));
   return model;
 }
 

@@ -3,32 +3,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cctype>
-
 #include "mirror/model/export.h"
 #include "mirror/model/lowering.h"
 #include "mirror/util/error.h"
+#include "mirror/util/python_literal.h"
 
 namespace mirror {
 
 namespace {
-bool python_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  return true;
-}
-
-// A Python string literal for `s` (layer names are printable; quotes and backslashes escaped).
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string tuple(const std::vector<int64_t>& v) {
   return v.size() == 1 ? std::to_string(v[0]) : fmt::format("({})", fmt::join(v, ", "));
 }
@@ -48,15 +30,16 @@ std::string activation_expr(Activation a) {
 }  // namespace
 
 std::string pytorch_model_source(const ModelAnalysis& analysis, const InputSpec& input, const std::string& title) {
+  const std::vector<Op> ops = lower(analysis);
+  const auto ids = python_layer_names(analysis);
   std::vector<std::string> init, forward;
-  for (const Op& op : lower(analysis)) {
+  for (const Op& op : ops) {
     const auto& l = op.layer;
-    // The module attribute for a named op: self.conv1d, or self._modules["odd name"].
-    const std::string self = python_identifier(op.name) ? "self." + op.name : fmt::format("self._modules[{}]", quoted(op.name));
+    // The op's layer as a checked identifier ("" for the ops of no layer); never the name itself.
+    const std::string id = op.name.empty() ? "" : ids.at(op.name);
     auto add_module = [&](const std::string& module) {
-      if (python_identifier(op.name)) init.push_back(fmt::format("{} = {}", self, module));
-      else init.push_back(fmt::format("self.add_module({}, {})", quoted(op.name), module));
-      forward.push_back(fmt::format("x = {}(x)", self));
+      init.push_back(fmt::format("self.{} = {}", id, module));
+      forward.push_back(fmt::format("x = self.{}(x)", id));
     };
     switch (op.kind) {
       case OpKind::kPermute:
@@ -75,13 +58,13 @@ std::string pytorch_model_source(const ModelAnalysis& analysis, const InputSpec&
                                tuple(op.strides), l.same_padding ? "True" : "False"));
         break;
       case OpKind::kReduceMax:
-        forward.push_back(fmt::format("x = x.amax(dim={})  # {}", op.dim, op.name));
+        forward.push_back(fmt::format("x = x.amax(dim={})  # {}", op.dim, id));
         break;
       case OpKind::kReduceMean:
-        forward.push_back(fmt::format("x = x.mean(dim={})  # {}", op.dim, op.name));
+        forward.push_back(fmt::format("x = x.mean(dim={})  # {}", op.dim, id));
         break;
       case OpKind::kFlatten:
-        forward.push_back(fmt::format("x = torch.flatten(x, 1)  # {}", op.name));
+        forward.push_back(fmt::format("x = torch.flatten(x, 1)  # {}", id));
         break;
       case OpKind::kLinear:
         add_module(fmt::format("nn.Linear({}, {}, bias={})", op.in_channels, l.units, l.use_bias ? "True" : "False"));
@@ -91,20 +74,19 @@ std::string pytorch_model_source(const ModelAnalysis& analysis, const InputSpec&
         break;
       case OpKind::kActivation:
         if (l.activation != Activation::kLinear)
-          forward.push_back(fmt::format("x = {}{}", activation_expr(l.activation), op.name.empty() ? "" : "  # " + op.name));
+          forward.push_back(fmt::format("x = {}{}", activation_expr(l.activation), id.empty() ? "" : "  # " + id));
         break;
       case OpKind::kCategoryEncoding:
         // Slot w of each example: 1 where id w occurs (multi_hot) or how often (count).
         forward.push_back(fmt::format("x = torch.zeros(x.shape[0], {}, device=x.device).{}  # {}", l.units,
                                       l.count_mode ? "scatter_add_(1, x, torch.ones(x.shape, device=x.device))"
                                                    : "scatter_(1, x, 1.0)",
-                                      op.name));
+                                      id));
         break;
     }
   }
   std::string shape = fmt::format("(batch, {})", fmt::join(input.shape, ", "));
   std::string out = fmt::format(
-      "# {}\n"
       "# Written by Mirror Workbench. The same computation as the trained model, with the same parameter\n"
       "# names, so the exported state dict loads into it:\n"
       "#\n"
@@ -114,15 +96,25 @@ std::string pytorch_model_source(const ModelAnalysis& analysis, const InputSpec&
       "#     model.load_state_dict(torch.load(\"model.pt\"))\n"
       "#     model.eval()\n"
       "#     outputs = model(inputs)  # inputs: {} {}; outputs: (batch, {})\n"
+      "#\n"
+      "# TITLE says which model this is. Each layer is the attribute LAYER_NAMES maps to its name in\n"
+      "# the model file (a name that is no Python identifier, or that nn.Module uses, is renamed).\n"
       "import torch\n"
       "import torch.nn.functional as F\n"
       "from torch import nn\n"
       "\n"
+      "TITLE = {}\n"
+      "LAYER_NAMES = {{\n",
+      shape, input.tokens ? "int64 token ids" : "float32", input.num_classes, python_string_literal(title));
+  for (const auto& r : analysis.layers)
+    out += fmt::format("    {}: {},\n", python_string_literal(ids.at(r.name)), python_string_literal(r.name));
+  out +=
+      "}\n"
+      "\n"
       "\n"
       "class Model(nn.Module):\n"
       "    def __init__(self):\n"
-      "        super().__init__()\n",
-      title, shape, input.tokens ? "int64 token ids" : "float32", input.num_classes);
+      "        super().__init__()\n";
   for (const auto& line : init) out += "        " + line + "\n";
   out += "\n    def forward(self, x):\n";
   for (const auto& line : forward) out += "        " + line + "\n";

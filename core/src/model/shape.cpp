@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "mirror/data/dataset.h"
+#include "mirror/util/python_literal.h"
 
 namespace mirror {
 
@@ -120,6 +123,18 @@ std::vector<int64_t> infer_layer(LayerSpec& l, const std::vector<int64_t>& in, c
   }
   return fail("unknown layer kind");
 }
+// Why LibTorch cannot register a layer's module under `name` (it is the key of the layer's
+// parameters, "<name>.weight"), or "" when it can.
+std::string layer_name_problem(const std::string& name) {
+  if (name.empty()) return "the layer has no name";
+  if (name.find('.') != std::string::npos)
+    return fmt::format("the name {} holds a '.', which LibTorch keeps for parameter paths (\"dense.weight\"); "
+                       "rename the layer", python_string_literal(name));
+  if (std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return fmt::format("the name {} is all digits, as LibTorch numbers the model's unnamed steps; rename the layer",
+                       python_string_literal(name));
+  return "";
+}
 }  // namespace
 
 bool ModelAnalysis::ok() const {
@@ -142,6 +157,9 @@ ModelAnalysis analyze(const ModelSpec& spec, const InputSpec& input) {
   a.input_shape = input.shape;
   a.initializer = spec.initializer;
   std::map<std::string, int> seen;
+  std::set<std::string> given;  // the names the spec gives; automatic names keep clear of them
+  for (const auto& l : spec.layers) given.insert(l.name);
+  std::map<std::string, size_t> named;  // layer index by name
   std::vector<int64_t> shape = input.shape;
   bool broken = false;
   if (spec.layers.empty()) a.error = "the model has no layers";
@@ -153,9 +171,16 @@ ModelAnalysis analyze(const ModelSpec& spec, const InputSpec& input) {
       r.name = r.resolved.name;
     } else {
       const std::string base = keras_base_name(r.resolved.kind);
-      const int n = seen[base]++;
-      r.name = n == 0 ? base : fmt::format("{}_{}", base, n);
+      do {
+        const int n = seen[base]++;
+        r.name = n == 0 ? base : fmt::format("{}_{}", base, n);
+      } while (given.count(r.name));
     }
+    std::string name_error = layer_name_problem(r.name);
+    if (const auto [it, fresh] = named.emplace(r.name, i); !fresh)
+      name_error = fmt::format("layer {} ({}) has the same name, {}; layer names must be unique, as in Keras: "
+                               "rename one of them", it->second + 1, a.layers[it->second].type,
+                               python_string_literal(r.name));
     if (broken) {
       r.error = "";  // shape unknown: an earlier layer failed
     } else {
@@ -167,6 +192,7 @@ ModelAnalysis analyze(const ModelSpec& spec, const InputSpec& input) {
       r.error = "the model's parameter count no longer fits a 64-bit integer";
       broken = true;
     }
+    if (!name_error.empty()) r.error = r.error.empty() ? name_error : name_error + "; " + r.error;
     a.layers.push_back(std::move(r));
   }
   a.trainable_params = a.total_params;

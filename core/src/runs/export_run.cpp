@@ -106,8 +106,11 @@ ExportResult export_run(const std::string& run_dir, const ExportOptions& options
   const std::string title = fmt::format("Model '{}' of run {}, trained {} steps on {}", config.model.name,
                                         fs::path(run_dir).filename().string(), result.global_step, dataset->info().name);
   if (options.format == "pt") {
+    // Keyed as model.py's attributes are named: "<layer identifier>.weight".
+    const auto ids = python_layer_names(analysis);
     c10::Dict<std::string, torch::Tensor> state;
-    for (const auto& p : model->named_parameters()) state.insert(p.key(), p.value().detach().clone());
+    for (const auto& p : model->named_parameters())
+      state.insert(exported_parameter_name(ids, p.key()), p.value().detach().clone());
     const std::vector<char> bytes = torch::pickle_save(c10::IValue(state));
     write(out / "model.pt", std::string(bytes.begin(), bytes.end()), result.files);
     write(out / "model.py", pytorch_model_source(analysis, input, title), result.files);

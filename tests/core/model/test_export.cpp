@@ -10,24 +10,17 @@
 #include "mirror/model/presets.h"
 #include "mirror/util/error.h"
 #include "model_inputs.h"
+#include "named_weights.h"
 
 using namespace mirror;
 using mirror::testing::image_input;
 using mirror::testing::text_input;
+using mirror::testing::weights_of;
 
 namespace {
 std::vector<OpKind> kinds(const std::vector<Op>& ops) {
   std::vector<OpKind> out;
   for (const auto& op : ops) out.push_back(op.kind);
-  return out;
-}
-
-std::vector<NamedWeights> weights_of(torch::nn::Sequential& model) {
-  std::vector<NamedWeights> out;
-  for (const auto& p : model->named_parameters()) {
-    const auto t = p.value().detach().contiguous();
-    out.push_back({p.key(), t.sizes().vec(), std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel())});
-  }
   return out;
 }
 }  // namespace
