@@ -8,12 +8,18 @@
 #include <QTableWidget>
 #include <QTextStream>
 
+#include "mirror/util/untrusted_text.h"
+
 namespace mirror::ui {
 
 namespace {
+// Run names, config keys and values and the reading come from run.json: every text is escaped.
+QString html(const QString& text) { return QString::fromStdString(html_text(text.toStdString())); }
+QString markdown(const QString& text) { return QString::fromStdString(markdown_text(text.toStdString())); }
+
 QString html_table(const QTableWidget* t) {
   QString out = "<table>\n<tr>";
-  for (int c = 0; c < t->columnCount(); ++c) out += "<th>" + t->horizontalHeaderItem(c)->text().toHtmlEscaped() + "</th>";
+  for (int c = 0; c < t->columnCount(); ++c) out += "<th>" + html(t->horizontalHeaderItem(c)->text()) + "</th>";
   out += "</tr>\n";
   for (int r = 0; r < t->rowCount(); ++r) {
     out += "<tr>";
@@ -22,7 +28,7 @@ QString html_table(const QTableWidget* t) {
       QString style;
       if (c == 0 && item && item->data(Qt::UserRole).canConvert<QColor>())
         style = QString(" style=\"border-left: 8px solid %1\"").arg(item->data(Qt::UserRole).value<QColor>().name());
-      out += "<td" + style + ">" + (item ? item->text().toHtmlEscaped() : QString()) + "</td>";
+      out += "<td" + style + ">" + (item ? html(item->text()) : QString()) + "</td>";
     }
     out += "</tr>\n";
   }
@@ -30,15 +36,14 @@ QString html_table(const QTableWidget* t) {
 }
 
 QString markdown_table(const QTableWidget* t) {
-  auto escape = [](QString s) { return s.replace('|', "\\|").replace('\n', ' '); };
   QString out = "|";
-  for (int c = 0; c < t->columnCount(); ++c) out += " " + escape(t->horizontalHeaderItem(c)->text()) + " |";
+  for (int c = 0; c < t->columnCount(); ++c) out += " " + markdown(t->horizontalHeaderItem(c)->text()) + " |";
   out += "\n|";
   for (int c = 0; c < t->columnCount(); ++c) out += " --- |";
   out += "\n";
   for (int r = 0; r < t->rowCount(); ++r) {
     out += "|";
-    for (int c = 0; c < t->columnCount(); ++c) out += " " + escape(t->item(r, c) ? t->item(r, c)->text() : QString()) + " |";
+    for (int c = 0; c < t->columnCount(); ++c) out += " " + markdown(t->item(r, c) ? t->item(r, c)->text() : QString()) + " |";
     out += "\n";
   }
   return out;
@@ -70,8 +75,9 @@ bool write_comparison_report(const QString& path, const ComparisonReport& r) {
       << ". Solid lines: training loss/accuracy, smoothed per step; dashed: validation per epoch.\n\n";
     s << markdown_table(r.table) << "\n";
     for (const auto& [title, view] : r.charts)
-      s << "## " << title << "\n\n![" << title << "](data:image/png;base64," << chart_png_base64(view) << ")\n\n";
-    if (scaling) s << "## Scaling\n\n" << r.scaling_text << "\n\n" << markdown_table(r.scaling_table);
+      s << "## " << markdown(title) << "\n\n![" << markdown(title) << "](data:image/png;base64," << chart_png_base64(view)
+        << ")\n\n";
+    if (scaling) s << "## Scaling\n\n" << markdown(r.scaling_text) << "\n\n" << markdown_table(r.scaling_table);
   } else {
     s << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Run comparison</title>\n"
          "<style>body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}"
@@ -81,9 +87,9 @@ bool write_comparison_report(const QString& path, const ComparisonReport& r) {
       << ". Solid lines: training, smoothed per step; dashed: validation per epoch.</p>\n";
     s << html_table(r.table);
     for (const auto& [title, view] : r.charts)
-      s << "<h2>" << title.toHtmlEscaped() << "</h2>\n<img alt=\"" << title.toHtmlEscaped()
+      s << "<h2>" << html(title) << "</h2>\n<img alt=\"" << html(title)
         << "\" src=\"data:image/png;base64," << chart_png_base64(view) << "\">\n";
-    if (scaling) s << "<h2>Scaling</h2>\n<p>" << r.scaling_text.toHtmlEscaped() << "</p>\n" << html_table(r.scaling_table);
+    if (scaling) s << "<h2>Scaling</h2>\n<p>" << html(r.scaling_text) << "</p>\n" << html_table(r.scaling_table);
     s << "</body></html>\n";
   }
   s.flush();

@@ -36,6 +36,7 @@
 #include "ui/chart_widgets.h"
 #include "ui/compare_report.h"
 #include "ui/export.h"
+#include "ui/plain_text.h"
 #include "ui/scaling_page.h"
 #include "ui/run_metrics.h"
 #include "mirror/util/words.h"
@@ -237,16 +238,17 @@ void CompareView::rebuild_curves() {
       const QVector<QPointF> points = decimate(smoothed, width / 2);
       for (const auto& p : points) extend(p);
       auto* train = new QLineSeries;
-      train->setName(QString::fromStdString(r.display_name()));
+      const QString name = QString::fromStdString(r.display_name());
+      set_legend_name(train, name);
       QPen pen(c, line_width_);
       train->setPen(pen);
       train->replace(points);
-      connect(train, &QXYSeries::hovered, charts_[m], [this, train, m](const QPointF& p, bool on) {
+      connect(train, &QXYSeries::hovered, charts_[m], [this, name, m](const QPointF& p, bool on) {
         if (!on) return QToolTip::hideText();
-        QToolTip::showText(QCursor::pos(), QString("%1\n%2 %3: %4 %5")
-                                               .arg(train->name(), axis_title(x_)).arg(p.x(), 0, 'g', 6)
-                                               .arg(m == 0 ? "loss" : second_choice_->currentText())
-                                               .arg(p.y(), 0, 'g', 5));
+        QToolTip::showText(QCursor::pos(), literal(QString("%1\n%2 %3: %4 %5")
+                                                       .arg(name, axis_title(x_)).arg(p.x(), 0, 'g', 6)
+                                                       .arg(m == 0 ? "loss" : second_choice_->currentText())
+                                                       .arg(p.y(), 0, 'g', 5)));
       });
       chart->addSeries(train);
       train->attachAxis(x_axis);
@@ -255,7 +257,7 @@ void CompareView::rebuild_curves() {
       if (val_points.isEmpty()) continue;
       for (const auto& p : val_points) extend(p);
       auto* val = new QLineSeries;
-      val->setName(QString::fromStdString(r.display_name()) + " (validation)");
+      set_legend_name(val, name + " (validation)");
       pen.setStyle(Qt::DashLine);
       val->setPen(pen);
       val->setPointsVisible(true);
@@ -304,7 +306,7 @@ void CompareView::rebuild_table() {
       if (c == 0) {
         item->setIcon(swatch(colour(r)));
         item->setData(Qt::UserRole, colour(r));
-        item->setToolTip(QString::fromStdString(runs_[r].dir));
+        item->setToolTip(literal(QString::fromStdString(runs_[r].dir)));
       }
       table_->setItem(static_cast<int>(r), static_cast<int>(c), item);
     }

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/plain_text.h"
+
 namespace mirror::ui {
 
 namespace {
@@ -193,7 +195,7 @@ bool ConfusionMatrixView::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(e);
     const auto [t, q] = cell_at(help->pos());
-    if (t >= 0) QToolTip::showText(help->globalPos(), cell_tooltip(t, q), this);
+    if (t >= 0) QToolTip::showText(help->globalPos(), literal(cell_tooltip(t, q)), this);  // names from the run's files
     else if (!toolTip().isEmpty()) QToolTip::showText(help->globalPos(), toolTip(), this);
     else QToolTip::hideText();
     return true;

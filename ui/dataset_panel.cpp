@@ -24,6 +24,7 @@
 #include "mirror/data/preview.h"
 #include "mirror/util/error.h"
 #include "ui/class_look.h"
+#include "ui/plain_text.h"
 #include "ui/point_plot.h"
 
 namespace mirror::ui {
@@ -83,9 +84,9 @@ DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent) {
   progress_->setMaximumHeight(10);
   progress_->setTextVisible(false);
   summary_ = new QLabel;
+  summary_->setTextFormat(Qt::RichText);  // the dataset's name in bold, escaped
   summary_->setWordWrap(true);
-  error_ = new QLabel;
-  error_->setWordWrap(true);
+  error_ = plain_label({}, /*wrap=*/true);  // messages quote paths and file contents
   error_->setStyleSheet("color: #c0392b;");
   error_->setVisible(false);
   classes_ = new QTableWidget(0, 3);
@@ -170,7 +171,7 @@ void DatasetPanel::load() {
   const DatasetOptions o = options();
   progress_->setVisible(true);
   error_->setVisible(false);
-  summary_->setText(QString("Loading %1…").arg(QString::fromStdString(o.name)));
+  summary_->setText(QString("Loading %1…").arg(QString::fromStdString(o.name).toHtmlEscaped()));
   Q_EMIT loading_changed(true);
   watcher_.setFuture(QtConcurrent::run([o] {
     LoadResult r;
@@ -218,12 +219,12 @@ void DatasetPanel::show_dataset() {
   QString shape;
   for (size_t i = 0; i < info.input_shape.size(); ++i) shape += (i ? " × " : "") + QString::number(info.input_shape[i]);
   summary_->setText(QString("<b>%1</b>: %2 training / %3 validation examples of %4%5, %6 classes.")
-                        .arg(QString::fromStdString(info.name))
-                        .arg(dataset_->size(Split::kTrain))
-                        .arg(dataset_->size(Split::kValidation))
-                        .arg(shape)
-                        .arg(info.kind == InputKind::kTokens ? QString(" token ids (below %1)").arg(info.vocab_size) : "")
-                        .arg(info.num_classes));
+                        .arg(QString::fromStdString(info.name).toHtmlEscaped(),  // one arg(): see learned_view
+                             QString::number(dataset_->size(Split::kTrain)),
+                             QString::number(dataset_->size(Split::kValidation)), shape,
+                             info.kind == InputKind::kTokens ? QString(" token ids (below %1)").arg(info.vocab_size)
+                                                             : QString(),
+                             QString::number(info.num_classes)));
   const auto train = dataset_->class_counts(Split::kTrain);
   const auto val = dataset_->class_counts(Split::kValidation);
   classes_->setRowCount(static_cast<int>(info.num_classes));
@@ -258,14 +259,18 @@ void DatasetPanel::show_dataset() {
   for (size_t i = 0; i < previews.size(); ++i) {
     const auto& p = previews[i];
     auto* label = new QLabel;
-    label->setToolTip(QString("example %1: class %2 %3").arg(p.index).arg(p.label).arg(QString::fromStdString(p.label_name)));
+    label->setToolTip(literal(QString("example %1: class %2 %3").arg(p.index).arg(p.label).arg(QString::fromStdString(p.label_name))));
     if (!p.text.empty()) {
-      label->setText(QString("<b>%1</b>: %2").arg(QString::fromStdString(p.label_name)).arg(QString::fromStdString(p.text).left(240).toHtmlEscaped()));
+      // Class names and texts come from the dataset's files: escaped into the bold markup.
+      label->setTextFormat(Qt::RichText);
+      label->setText(QString("<b>%1</b>: %2")
+                         .arg(QString::fromStdString(p.label_name).toHtmlEscaped())
+                         .arg(QString::fromStdString(p.text).left(240).toHtmlEscaped()));
       label->setWordWrap(true);
       samples_layout_->addWidget(label, static_cast<int>(i), 0);
     } else if (p.shape.size() == 3) {
       label->setPixmap(example_thumbnail(p, 56));
-      auto* caption = new QLabel(QString::fromStdString(p.label_name));
+      auto* caption = plain_label(QString::fromStdString(p.label_name));
       caption->setAlignment(Qt::AlignHCenter);
       samples_layout_->addWidget(label, 0, static_cast<int>(i));
       samples_layout_->addWidget(caption, 1, static_cast<int>(i));

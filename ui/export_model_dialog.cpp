@@ -16,13 +16,14 @@
 
 #include "mirror/runs/export_run.h"
 #include "mirror/util/error.h"
+#include "ui/plain_text.h"
 
 namespace mirror::ui {
 
 ExportModelDialog::ExportModelDialog(const QString& run_dir, QWidget* parent) : QDialog(parent), run_dir_(run_dir) {
   setWindowTitle("Export model");
   auto* form = new QFormLayout;
-  form->addRow("Run", new QLabel(QDir(run_dir).dirName()));
+  form->addRow("Run", plain_label(QDir(run_dir).dirName()));
 
   pytorch_ = new QRadioButton("PyTorch: model.pt (state dict for torch.load) and model.py (the architecture)");
   onnx_ = new QRadioButton("ONNX: model.onnx (opset 13), for ONNX Runtime and other runtimes");
@@ -61,6 +62,7 @@ ExportModelDialog::ExportModelDialog(const QString& run_dir, QWidget* parent) : 
 
   result_ = new QLabel("A sample of validation examples and the model's outputs for them is written alongside "
                        "(sample_input.npy, sample_output.npy), to check the export where it lands.");
+  result_->setTextFormat(Qt::RichText);  // paths and messages escaped into it
   result_->setWordWrap(true);
   buttons_ = new QDialogButtonBox(QDialogButtonBox::Cancel);
   buttons_->addButton("Export", QDialogButtonBox::AcceptRole);
@@ -89,7 +91,8 @@ bool ExportModelDialog::export_now() {
     error_ = QString::fromStdString(describe_exception(e));
   }
   QGuiApplication::restoreOverrideCursor();
-  result_->setText(error_.isEmpty() ? "Written: " + written_.join(", ") : "<b>Not exported:</b> " + error_.toHtmlEscaped());
+  result_->setText(error_.isEmpty() ? "Written: " + written_.join(", ").toHtmlEscaped()
+                                    : "<b>Not exported:</b> " + error_.toHtmlEscaped());
   return error_.isEmpty();
 }
 

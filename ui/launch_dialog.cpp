@@ -15,6 +15,7 @@
 #include "mirror/runs/run_plan.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/strategy/local_workers.h"
+#include "mirror/util/untrusted_text.h"
 
 namespace mirror::ui {
 
@@ -49,7 +50,9 @@ LaunchDialog::LaunchDialog(const TrainConfig& config, int processes, QWidget* pa
                                                             ec ? QString::fromStdString(ec.message()) : "write failed"));
   } else {
     config_file_ = QString::fromStdString(file.string());
-    const std::string label = !config.preset.empty() ? config.preset : config.model.name;
+    // Pasted into a shell and an sbatch script: the job's name and the folders are slugs, never
+    // the model's name as written (plan_run_dir made the file's name one too).
+    const std::string label = path_slug(!config.preset.empty() ? config.preset : config.model.name);
     const LaunchCommands c = launch_commands(file.filename().string(), processes, label,
                                              "$HOME/mirror-runs/" + file.stem().string());
     text_->setPlainText(QString("# Saved as %1\n\n# torchrun, on one machine (for several: --nnodes, --node_rank, "

@@ -20,6 +20,7 @@
 #include "ui/class_look.h"
 #include "ui/confusion_matrix.h"
 #include "ui/live_run.h"
+#include "ui/plain_text.h"
 #include "ui/point_plot.h"
 
 namespace mirror::ui {
@@ -33,13 +34,14 @@ QString percent(double share) { return QString::number(100.0 * share, 'f', 1) + 
 
 QLabel* heading(const QString& text) {
   auto* l = new QLabel(QString("<b>%1</b>").arg(text));
+  l->setTextFormat(Qt::RichText);  // whatever is set later escapes the class names it quotes
   l->setWordWrap(true);
   return l;
 }
 }  // namespace
 
 LearnedView::LearnedView(LiveRun* run, QWidget* parent) : QWidget(parent), run_(run) {
-  summary_ = new QLabel("Nothing validated yet: what the model has learned shows here after each epoch's validation.");
+  summary_ = plain(new QLabel("Nothing validated yet: what the model has learned shows here after each epoch's validation."));
   summary_->setObjectName("learned-summary");
   summary_->setWordWrap(true);
   epoch_ = new QComboBox;
@@ -163,8 +165,8 @@ bool LearnedView::show_recorded(const QString& dir) {
   if (recorded_.empty()) {
     summary_->setText(QString("%1 recorded no validations%2 (runs from before this version, or on data without a "
                               "validation split, have none).")
-                          .arg(QDir(dir).dirName())
-                          .arg(warnings.empty() ? QString() : ": " + QString::fromStdString(warnings.front())));
+                          .arg(QDir(dir).dirName(),  // one arg(): a name holding "%2" stays as it is
+                               warnings.empty() ? QString() : ": " + QString::fromStdString(warnings.front())));
     return false;
   }
   return true;
@@ -314,9 +316,9 @@ void LearnedView::fill_examples() {
   if (label >= 0) {
     chosen = ev->examples_in(label, predicted);
     examples_title_->setText(QString("<b>Examples: true %1, predicted %2</b> (the first %3 of %4)")
-                                 .arg(names[static_cast<int>(label)], names[static_cast<int>(predicted)])
-                                 .arg(chosen.size())
-                                 .arg(ev->count(label, predicted)));
+                                 .arg(names[static_cast<int>(label)].toHtmlEscaped(),
+                                      names[static_cast<int>(predicted)].toHtmlEscaped(),
+                                      QString::number(chosen.size()), QString::number(ev->count(label, predicted))));
   } else {
     for (const auto& e : ev->examples)
       if (!mistakes_->isChecked() || !e.correct()) chosen.push_back(&e);
@@ -332,7 +334,8 @@ void LearnedView::fill_examples() {
     const ExamplePrediction& e = *chosen[i];
     QStringList guesses;
     for (size_t k = 0; k < e.classes.size(); ++k)
-      guesses << QString("%1 %2%").arg(names[static_cast<int>(e.classes[k])]).arg(100.0 * e.probabilities[k], 0, 'f', 0);
+      guesses << QString("%1 %2%").arg(names[static_cast<int>(e.classes[k])],
+                                       QString::number(100.0 * e.probabilities[k], 'f', 0));
     QString text = QString("%1 #%2, true %3\npredicted %4")
                        .arg(e.correct() ? "✓" : "✗")
                        .arg(e.index)

@@ -11,6 +11,8 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "ui/plain_text.h"
+
 namespace mirror::ui {
 
 QString lesson_html(const Lesson& lesson) {
@@ -46,7 +48,7 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(runs_title);
   runs_layout_ = new QVBoxLayout;
   layout->addLayout(runs_layout_);
-  source_ = new QLabel;
+  source_ = plain(new QLabel);
   source_->setObjectName("lesson_source");
   source_->setWordWrap(true);
   layout->addWidget(source_);
@@ -76,6 +78,7 @@ void LessonPanel::show_lesson(const Lesson& lesson, const std::vector<std::strin
   states_.clear();
   for (size_t i = 0; i < lesson.runs.size(); ++i) {
     auto* row = new QLabel;
+    row->setTextFormat(Qt::RichText);  // set_run_state escapes the label and the message
     row->setObjectName(QString("lesson_run_%1").arg(i + 1));
     row->setWordWrap(true);
     row->setTextInteractionFlags(Qt::TextSelectableByMouse);  // a teacher may copy an error message
@@ -112,10 +115,10 @@ LessonsDialog::LessonsDialog(QWidget* parent) : QDialog(parent) {
   setWindowTitle("Lessons");
   lessons_ = lessons(&warnings_);
   auto* layout = new QVBoxLayout(this);
-  auto* intro = new QLabel(QString("Each lesson trains a few runs one after another and opens them compared, with "
-                                   "its text beside the charts. Your own lessons are JSON files in %1.")
-                               .arg(QString::fromStdString(lessons_dir()).toHtmlEscaped()));
-  intro->setWordWrap(true);
+  auto* intro = plain_label(QString("Each lesson trains a few runs one after another and opens them compared, with "
+                                    "its text beside the charts. Your own lessons are JSON files in %1.")
+                                .arg(QString::fromStdString(lessons_dir())),
+                            /*wrap=*/true);
   layout->addWidget(intro);
   auto* split = new QSplitter;
   list_ = new QListWidget;
@@ -123,8 +126,8 @@ LessonsDialog::LessonsDialog(QWidget* parent) : QDialog(parent) {
   for (const auto& l : lessons_) {
     auto* item = new QListWidgetItem(QString::fromStdString(l.title));
     item->setData(Qt::UserRole, QString::fromStdString(l.name));
-    item->setToolTip(l.source == "built-in" ? QString("Built in (%1)").arg(QString::fromStdString(l.name))
-                                            : QString::fromStdString(l.source));
+    item->setToolTip(literal(l.source == "built-in" ? QString("Built in (%1)").arg(QString::fromStdString(l.name))
+                                                    : QString::fromStdString(l.source)));
     list_->addItem(item);
   }
   preview_ = new QTextBrowser;
@@ -133,9 +136,8 @@ LessonsDialog::LessonsDialog(QWidget* parent) : QDialog(parent) {
   split->setStretchFactor(1, 2);
   layout->addWidget(split, 1);
   for (const auto& w : warnings_) {
-    auto* skipped = new QLabel("Not listed: " + QString::fromStdString(w).toHtmlEscaped());
+    auto* skipped = plain_label("Not listed: " + QString::fromStdString(w), /*wrap=*/true);
     skipped->setObjectName("lesson_warning");
-    skipped->setWordWrap(true);
     layout->addWidget(skipped);
   }
   auto* box = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel);

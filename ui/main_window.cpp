@@ -39,6 +39,7 @@
 #include "ui/strategy_view.h"
 #include "ui/live_run.h"
 #include "ui/model_panel.h"
+#include "ui/plain_text.h"
 #include "ui/run_launcher.h"
 #include "ui/runs_browser.h"
 #include "ui/training_controller.h"
@@ -50,7 +51,7 @@ namespace mirror::ui {
 
 namespace {
 // A one-line label that gives way when the window is narrow: the text is elided, and whole in
-// its tooltip (the status line at projector sizes).
+// its tooltip (the status line at projector sizes). Drawn as plain text: it quotes folders and messages.
 class ElidedLabel : public QLabel {
  public:
   using QLabel::QLabel;
@@ -60,7 +61,7 @@ class ElidedLabel : public QLabel {
   void paintEvent(QPaintEvent*) override {
     QPainter p(this);
     const QString shown = fontMetrics().elidedText(text(), Qt::ElideRight, contentsRect().width());
-    const QString tip = shown == text() ? QString() : text();
+    const QString tip = shown == text() ? QString() : literal(text());
     if (toolTip() != tip) setToolTip(tip);
     p.setPen(palette().color(foregroundRole()));
     p.drawText(contentsRect(), static_cast<int>(alignment() | Qt::AlignVCenter), shown);
@@ -330,7 +331,7 @@ void MainWindow::update_train_enabled() {
   // Settings are read-only during a run, but every tab can still be looked at.
   for (int i = 0; i < tabs_->count(); ++i) tabs_->widget(i)->setEnabled(!running);
   blocked_->setText(why.isEmpty() || running ? "" : "Cannot train: " + why);
-  train_->setToolTip(why.isEmpty() ? "Start training (Ctrl+Enter)" : "Cannot train: " + why);
+  train_->setToolTip(why.isEmpty() ? "Start training (Ctrl+Enter)" : literal("Cannot train: " + why));
 }
 
 TrainConfig MainWindow::current_config() const {

@@ -78,6 +78,9 @@ class MainWindow : public QMainWindow {
   void resume_run(const QString& dir, int epochs = 0);
   // Shows the runs page with these run directories selected (added when outside the runs folder).
   void compare_runs(const QStringList& dirs);
+  // File → Open Keras model…: its layers into the model editor; what was not imported is said (a
+  // file it cannot open: in a message box, modal).
+  void open_keras_model(const QString& path);
 
   // Opens a lesson (a name as Help → Lessons… lists it, or the path of a lesson's .json file) in
   // the Lesson dock beside the charts. Its runs, when recorded before (`mirrortrain lesson`, or an
@@ -180,8 +183,6 @@ class MainWindow : public QMainWindow {
   void show_error(const QString& message, const QString& headline = "The run failed.");
   // Fills resume_offer_ for the run the settings name, when it can be resumed.
   void offer_last_run();
-  // File → Open Keras model…: its layers into the model editor; what was not imported is said.
-  void open_keras_model(const QString& path);
   // File → Export model…: the selected run's model (or the last run's), through ExportModelDialog.
   void export_model();
   QuitChoice ask_quit();

@@ -30,6 +30,7 @@
 #include "ui/live_page.h"
 #include "ui/live_run.h"
 #include "ui/model_panel.h"
+#include "ui/plain_text.h"
 #include "ui/main_window.h"
 #include "ui/run_launcher.h"
 #include "ui/runs_browser.h"
@@ -94,7 +95,7 @@ void MainWindow::build_actions() {
     const QString page = views_->tabText(views_->currentIndex()).remove('&').toLower();
     const QString path = QFileDialog::getSaveFileName(this, "Export the " + page + " view", page + ".svg",
                                                       "SVG drawing (*.svg);;PNG image (*.png)");
-    if (!path.isEmpty() && !export_view(path)) QMessageBox::warning(this, "Export failed", "Cannot write " + path);
+    if (!path.isEmpty() && !export_view(path)) QMessageBox::warning(this, "Export failed", literal("Cannot write " + path));
   })->setToolTip("The page shown (Live, Strategy, Learned or Runs) as it looks, for slides: SVG (vector) or PNG");
   file->addAction("Export metrics as CSV…", this, &MainWindow::export_csv);
   file->addSeparator();
@@ -123,7 +124,7 @@ void MainWindow::build_actions() {
     if (dir.isEmpty()) return;
     QString error;
     if (browser_->open_run(dir, &error)) views_->setCurrentWidget(runs_page_);
-    else QMessageBox::warning(this, "Not a run", error);
+    else QMessageBox::warning(this, "Not a run", literal(error));
   });
   runs->addAction("Export comparison…", this, &MainWindow::export_comparison);
   auto* view = menuBar()->addMenu("&View");
@@ -203,7 +204,7 @@ void MainWindow::export_comparison() {
   if (path.endsWith(".png", Qt::CaseInsensitive)) ok = compare_->export_png(path);
   else if (path.endsWith(".svg", Qt::CaseInsensitive)) ok = compare_->export_svg(path);
   else ok = compare_->export_report(path);
-  if (!ok) QMessageBox::warning(this, "Export failed", "Cannot write " + path);
+  if (!ok) QMessageBox::warning(this, "Export failed", literal("Cannot write " + path));
   else status_->setText("Comparison written to " + path);
 }
 
@@ -251,7 +252,7 @@ void MainWindow::export_charts() {
   const QString dir = QFileDialog::getExistingDirectory(this, "Export charts to");
   if (dir.isEmpty()) return;
   for (const QString& name : live_page_->export_charts(dir))
-    QMessageBox::warning(this, "Export failed", QString("Cannot write %1.png/.svg in %2").arg(name, dir));
+    QMessageBox::warning(this, "Export failed", literal(QString("Cannot write %1.png/.svg in %2").arg(name, dir)));
 }
 
 void MainWindow::export_csv() {
@@ -259,7 +260,7 @@ void MainWindow::export_csv() {
   if (path.isEmpty()) return;
   QFile f(path);
   if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) {
-    QMessageBox::warning(this, "Export failed", "Cannot write " + path);
+    QMessageBox::warning(this, "Export failed", literal("Cannot write " + path));
     return;
   }
   QTextStream(&f) << metrics().to_csv();
@@ -290,7 +291,7 @@ void MainWindow::open_keras_model(const QString& path) {
   try {
     notes = model_->open_model_file(path);
   } catch (const std::exception& e) {
-    QMessageBox::warning(this, "Cannot open the Keras model", e.what());
+    QMessageBox::warning(this, "Cannot open the Keras model", literal(QString::fromStdString(e.what())));
     return;
   }
   // Show the layers, and on which row the model does not fit the data yet.

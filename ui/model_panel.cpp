@@ -133,9 +133,11 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
   summary_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   summary_->setLineWrapMode(QPlainTextEdit::NoWrap);
   hint_ = new QLabel;
+  hint_->setTextFormat(Qt::RichText);
   hint_->setObjectName("layer_hint");
   hint_->setWordWrap(true);
   status_ = new QLabel;
+  status_->setTextFormat(Qt::RichText);  // a red span around messages escaped into it (they quote layer names)
   status_->setWordWrap(true);
   offer_ = new QPushButton;
   offer_->setObjectName("offer_preset");
@@ -200,7 +202,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     try {
       open_model_file(path);
     } catch (const ConfigError& e) {
-      QMessageBox::warning(this, "Cannot open the model", e.what());
+      QMessageBox::warning(this, "Cannot open the model", literal(QString::fromStdString(e.what())));
     }
   });
   connect(save, &QPushButton::clicked, this, [this] {
@@ -320,9 +322,9 @@ void ModelPanel::rebuild_from_table() {
   for (int r = 0; r < table_->rowCount(); ++r)
     if (!row_errors[static_cast<size_t>(r)].isEmpty()) {
       table_->item(r, kShape)->setText("error");
-      table_->item(r, kShape)->setToolTip(row_errors[static_cast<size_t>(r)]);
+      table_->item(r, kShape)->setToolTip(literal(row_errors[static_cast<size_t>(r)]));
       table_->item(r, kSettings)->setBackground(QColor(255, 200, 200));
-      table_->item(r, kSettings)->setToolTip(row_errors[static_cast<size_t>(r)]);
+      table_->item(r, kSettings)->setToolTip(literal(row_errors[static_cast<size_t>(r)]));
     }
   preset_->setCurrentText("custom");
   updating_ = false;
@@ -349,10 +351,10 @@ void ModelPanel::analyse() {
     const auto& l = analysis_.layers[static_cast<size_t>(r)];
     const bool bad = !l.error.empty();
     table_->item(r, kShape)->setText(bad ? "error" : (l.output_shape.empty() ? "?" : QString::fromStdString(format_shape(l.output_shape))));
-    table_->item(r, kShape)->setToolTip(QString::fromStdString(l.error));
+    table_->item(r, kShape)->setToolTip(literal(QString::fromStdString(l.error)));
     table_->item(r, kParams)->setText(QString::number(l.params));
     table_->item(r, kSettings)->setBackground(bad ? QColor(255, 200, 200) : QBrush());
-    table_->item(r, kSettings)->setToolTip(QString::fromStdString(l.error));
+    table_->item(r, kSettings)->setToolTip(literal(QString::fromStdString(l.error)));
   }
   updating_ = false;
   summary_->setPlainText(QString::fromStdString(format_summary(spec_.name, analysis_)));

@@ -89,7 +89,7 @@ ReplicaView::ReplicaView(QWidget* parent) : QWidget(parent) {
 void ReplicaView::on_started(const RunStarted& e) {
   bars_->set_replicas(e.devices);
   communicator_->setText(QString("<b>All-reduce</b> %1. %2 per replica; global batch %3.")
-                             .arg(QString::fromStdString(e.communicator_reason))
+                             .arg(QString::fromStdString(e.communicator_reason).toHtmlEscaped())
                              .arg(QString::fromStdString(counted(e.intra_op_threads, "intra-op thread")))
                              .arg(e.global_batch));
   sync_->setText("Sync check: replicas start bit-identical.");

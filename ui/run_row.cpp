@@ -6,6 +6,7 @@
 
 #include "mirror/runs/compare.h"
 #include "mirror/util/json_fields.h"
+#include "ui/plain_text.h"
 
 namespace mirror::ui {
 
@@ -67,10 +68,10 @@ void fill_run_row(QTableWidget* table, int row, const RunRecord& r) {
   name->setData(Qt::UserRole, QString::fromStdString(r.dir));
   QString tip = QString::fromStdString(r.dir);
   for (const auto& w : r.warnings) tip += "\n⚠ " + QString::fromStdString(w);
-  name->setToolTip(tip);
+  name->setToolTip(literal(tip));
   auto* status = set(kStatus, QString::fromStdString(r.status));
   status->setForeground(status_colour(r.status));
-  status->setToolTip(QString::fromStdString(json_string(r.run, "message")));
+  status->setToolTip(literal(QString::fromStdString(json_string(r.run, "message"))));
   set(kDataset, QString::fromStdString(run_dataset_label(r)));
   set(kModel, QString::fromStdString(run_model_label(r)));
   set(kDevices, r.status == "unreadable" ? QString() : devices_text(r), replica_count(r));

@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "mirror/util/error.h"
+#include "ui/plain_text.h"
 #include "ui/run_row.h"
 #include "mirror/util/words.h"
 
@@ -102,8 +103,8 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   connect(notes_, &QPlainTextEdit::textChanged, this, [this] {
     if (!filling_) notes_save_.start();
   });
-  status_ = new QLabel;
-  status_->setWordWrap(true);
+  status_ = plain_label({}, /*wrap=*/true);  // folder names and warnings quote run.json
+  status_->setObjectName("runs_status");
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   auto* layout = new QVBoxLayout(this);
@@ -444,7 +445,7 @@ void RunsBrowser::choose_folder() {
   const QString dir = QFileDialog::getExistingDirectory(this, "Open a run folder (holding run.json)", root_);
   if (dir.isEmpty()) return;
   QString error;
-  if (!open_run(dir, &error)) QMessageBox::warning(this, "Not a run", error);
+  if (!open_run(dir, &error)) QMessageBox::warning(this, "Not a run", literal(error));
 }
 
 void RunsBrowser::fit_columns() {

@@ -22,6 +22,7 @@
 
 #include "mirror/util/words.h"
 #include "ui/chart_widgets.h"
+#include "ui/plain_text.h"
 
 namespace mirror::ui {
 
@@ -38,8 +39,7 @@ ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
   table_->setObjectName("scaling_table");
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setStretchLastSection(true);
-  text_ = new QLabel;
-  text_->setWordWrap(true);
+  text_ = plain_label({}, /*wrap=*/true);  // the reading names settings from run.json
   text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* charts = new QSplitter(Qt::Horizontal);
   charts->addWidget(throughput_chart_);

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "mirror/util/error.h"
+#include "mirror/util/untrusted_text.h"
 
 namespace mirror::ui {
 
@@ -83,7 +84,7 @@ bool TrainingController::start(std::function<std::unique_ptr<RecordedRun>()> pre
     try {
       std::unique_ptr<RecordedRun> run = prepare();
       for (const auto& w : run->warnings()) {
-        std::fprintf(stderr, "mirrorbench: %s\n", w.c_str());
+        std::fprintf(stderr, "mirrorbench: %s\n", terminal_text(w, LineBreaks::kKeep).c_str());
         Q_EMIT warned(QString::fromStdString(w));
       }
       run->run(sink, *control);

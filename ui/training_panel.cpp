@@ -16,6 +16,7 @@
 
 #include "mirror/util/error.h"
 #include "ui/chart_widgets.h"
+#include "ui/plain_text.h"
 
 namespace mirror::ui {
 
@@ -114,7 +115,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   clipnorm_ = new QLineEdit("0");
   clipnorm_->setToolTip("Clip all gradients to this joint norm after the all-reduce (Keras' global_clipnorm); 0: off.");
   form->addRow("Clip gradient norm", clipnorm_);
-  error_ = new QLabel;
+  error_ = plain(new QLabel);  // messages quote what was typed
   error_->setWordWrap(true);
   error_->setStyleSheet("color: #c0392b;");
   form->addRow(error_);
@@ -267,7 +268,7 @@ void TrainingPanel::validate() {
   for (QWidget* w : std::initializer_list<QWidget*>{lr_, momentum_, batch_, epochs_, schedule_params_, plateau_,
                                                     early_stopping_, clipnorm_})
     w->setStyleSheet(w == bad ? kInvalidStyle : "");
-  if (bad) bad->setToolTip(problem);
+  if (bad) bad->setToolTip(literal(problem));
   momentum_->setEnabled(optimizer_->currentText() == "sgd" || optimizer_->currentText() == "rmsprop");
   nesterov_->setEnabled(optimizer_->currentText() == "sgd");
   error_->setText(problem);

@@ -14,8 +14,9 @@
 #include <QAction>
 #include <QIcon>
 #include <QLabel>
-#include <QRegularExpression>
+#include <QMessageBox>
 #include <QTabWidget>
+#include <QTextDocumentFragment>
 #include <QTimer>
 
 #include <cstdio>
@@ -25,6 +26,10 @@
 #include "ui/compare_view.h"
 #include "ui/dataset_panel.h"
 #include "ui/main_window.h"
+#include "mirror/runs/lesson.h"
+#include "mirror/runs/run_reader.h"
+#include "mirror/util/error.h"
+#include "mirror/util/untrusted_text.h"
 #include "mirror/util/version.h"
 
 namespace {
@@ -36,6 +41,26 @@ bool text_only(int argc, char** argv) {
     for (const char* flag : {"-h", "--help", "-?", "--help-all", "-v", "--version"})
       if (std::strcmp(argv[i], flag) == 0) return true;
   return false;
+}
+
+// Prints "mirrorbench: <text>" to stderr: the text of a label or tooltip (rich text read as what
+// it shows), with the control characters of names from files made visible.
+void say(const QString& text) {
+  const QString plain = Qt::mightBeRichText(text) ? QTextDocumentFragment::fromHtml(text).toPlainText() : text;
+  std::fprintf(stderr, "mirrorbench: %s\n",
+               mirror::terminal_text(plain.toStdString(), mirror::LineBreaks::kKeep).c_str());
+}
+
+// Why runs and lessons have no private folder (no HOME and no home in the password database),
+// or empty: the window would otherwise fail at its first run or lesson.
+QString no_private_folders() {
+  try {
+    mirror::default_runs_root();
+    mirror::lessons_dir();
+    return {};
+  } catch (const mirror::ConfigError& e) {
+    return QString::fromStdString(e.what());
+  }
 }
 
 }  // namespace
@@ -68,6 +93,13 @@ int main(int argc, char** argv) {
   // file's name lets Wayland compositors match the window to its menu entry.
   QApplication::setWindowIcon(QIcon::fromTheme("mirror-workbench", QIcon(":/icons/mirror-workbench.svg")));
   QGuiApplication::setDesktopFileName("org.mirrorworkbench.MirrorBench");
+  if (const QString why = no_private_folders(); !why.isEmpty()) {
+    say(why);
+    QMessageBox box(QMessageBox::Critical, "Mirror Workbench cannot start", why);
+    box.setTextFormat(Qt::PlainText);
+    box.exec();
+    return 2;
+  }
   mirror::ui::MainWindow window;
   int view_index = -1;
   if (cli.isSet(view)) {

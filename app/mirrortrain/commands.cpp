@@ -35,6 +35,7 @@
 #include "mirror/util/threads.h"
 #include "progress.h"
 #include "tables.h"
+#include "mirror/util/untrusted_text.h"
 #include "mirror/util/words.h"
 
 namespace mirror::cli {
@@ -44,7 +45,7 @@ std::string g_prog = "mirrortrain";  // "mirrortrain[rank 1]" in a worker other 
 }  // namespace
 
 int config_error(const std::exception& e) {
-  fmt::print(stderr, "{}: error: {}\n", g_prog, e.what());
+  fmt::print(stderr, "{}: error: {}\n", g_prog, terminal_text(e.what(), LineBreaks::kKeep));
   return kExitBadConfig;
 }
 
@@ -85,10 +86,10 @@ int run_summary(const ModelArgs& args) {
     const TrainConfig c = base_config(args);
     const auto data = load_dataset(c.dataset);
     const ModelAnalysis a = analyze(c.model, input_spec(*data));
-    fmt::print("{}", format_summary(c.model.name, a));
+    fmt::print("{}", terminal_text(format_summary(c.model.name, a), LineBreaks::kKeep));
     if (!a.ok()) {
-      fmt::print(stderr, "mirrortrain: error: model does not fit dataset '{}': {}\n", data->info().name,
-                 a.describe_errors());
+      fmt::print(stderr, "mirrortrain: error: model does not fit dataset '{}': {}\n", terminal_text(data->info().name),
+                 terminal_text(a.describe_errors(), LineBreaks::kKeep));
       return kExitBadConfig;
     }
     return kExitOk;
@@ -104,7 +105,7 @@ int run_inspect(const ModelArgs& args, int samples) {
     const TrainConfig c = base_config(args);
     const auto data = load_dataset(c.dataset);
     const auto& info = data->info();
-    fmt::print("{} from {}\n", info.name, info.source);
+    fmt::print("{} from {}\n", terminal_text(info.name), terminal_text(info.source));
     fmt::print("train {} / validation {} examples, input {}{}\n", data->size(Split::kTrain),
                data->size(Split::kValidation), format_shape(info.input_shape),
                info.kind == InputKind::kTokens ? fmt::format(", token ids below {}", info.vocab_size) : "");
@@ -113,7 +114,7 @@ int run_inspect(const ModelArgs& args, int samples) {
     fmt::print("{} classes (train / validation examples):\n", info.num_classes);
     for (int64_t k = 0; k < info.num_classes; ++k)
       fmt::print("  {:>3} {:<16} {:>6} / {}\n", k,
-                 k < static_cast<int64_t>(info.class_names.size()) ? info.class_names[static_cast<size_t>(k)] : "",
+                 k < static_cast<int64_t>(info.class_names.size()) ? terminal_text(info.class_names[static_cast<size_t>(k)]) : "",
                  train_counts[static_cast<size_t>(k)], val_counts[static_cast<size_t>(k)]);
     for (const auto& p : preview_examples(*data, Split::kTrain, samples)) {
       std::string text = p.text;
@@ -123,7 +124,7 @@ int run_inspect(const ModelArgs& args, int samples) {
         text.resize(600);
         text += " ...";
       }
-      fmt::print("example {} label {} {}: {}\n", p.index, p.label, p.label_name, text);
+      fmt::print("example {} label {} {}: {}\n", p.index, p.label, terminal_text(p.label_name), terminal_text(text));
     }
     return kExitOk;
   } catch (const ConfigError& e) {
@@ -207,7 +208,7 @@ struct Execution {
 // `quiet`: a worker other than rank 0, which prints only its errors (rank 0 reports the run).
 Execution execute(RecordedRun& run, bool json, bool quiet = false) {
   Execution result;
-  for (const auto& w : run.warnings()) fmt::print(stderr, "{}: warning: {}\n", g_prog, w);
+  for (const auto& w : run.warnings()) fmt::print(stderr, "{}: warning: {}\n", g_prog, terminal_text(w, LineBreaks::kKeep));
   ProgressPrinter human(stdout, static_cast<int>(run.config().strategy.top_k));
   JsonLinesPrinter json_printer(stdout);
   EventSink silent;
@@ -223,7 +224,7 @@ Execution execute(RecordedRun& run, bool json, bool quiet = false) {
   g_control = nullptr;
 
   if (fin.status == RunStatus::kFailed) {
-    fmt::print(stderr, "{}: run failed: {}\n", g_prog, fin.message);
+    fmt::print(stderr, "{}: run failed: {}\n", g_prog, terminal_text(fin.message, LineBreaks::kKeep));
     result.exit_code = kExitRunFailed;
     result.failure = fin.message;
   } else if (fin.status == RunStatus::kStopped && g_interrupted) {
@@ -238,7 +239,7 @@ Execution execute(RecordedRun& run, bool json, bool quiet = false) {
 
 int setup_error(const std::exception& e) {
   if (dynamic_cast<const ConfigError*>(&e) || dynamic_cast<const DataError*>(&e)) return config_error(e);
-  fmt::print(stderr, "{}: error while setting up the run: {}\n", g_prog, describe_exception(e));
+  fmt::print(stderr, "{}: error while setting up the run: {}\n", g_prog, terminal_text(describe_exception(e), LineBreaks::kKeep));
   return kExitRunFailed;
 }
 
@@ -256,7 +257,8 @@ std::unique_ptr<RecordedRun> prepare_train(const TrainArgs& args, const std::sha
     options.record = records;
     auto run = RecordedRun::resume(args.resume, options);
     if (!args.json && records)
-      fmt::print("Resuming {} from step {} ({})\n", run->dir(), run->resumed_from_step(), run->resumed_from_checkpoint());
+      fmt::print("Resuming {} from step {} ({})\n", terminal_text(run->dir()), run->resumed_from_step(),
+                 terminal_text(run->resumed_from_checkpoint()));
     return run;
   }
   RunPlan plan;
@@ -270,7 +272,7 @@ std::unique_ptr<RecordedRun> prepare_train(const TrainArgs& args, const std::sha
   plan.workers = workers;
   if (!records) plan.dir.clear();
   auto run = std::make_unique<RecordedRun>(std::move(plan));
-  if (!run->dir().empty() && !args.json) fmt::print("Recording to {}\n", run->dir());
+  if (!run->dir().empty() && !args.json) fmt::print("Recording to {}\n", terminal_text(run->dir()));
   return run;
 }
 }  // namespace
@@ -291,9 +293,14 @@ int run_train(const TrainArgs& args, char** argv) {
     } catch (const std::exception& e) {
       return setup_error(e);
     }
-    if (env->rank == 0 && !args.json)
-      fmt::print("Workers: {} processes started by {}, meeting at {}:{} (hosts: {})\n", env->world_size,
-                 env->launcher, env->master_addr, env->master_port, fmt::join(workers->hosts(), ", "));
+    if (env->rank == 0 && !args.json) {
+      fmt::print("Workers: {} processes started by {}, meeting at {} (hosts: {})\n", env->world_size,
+                 env->launcher, meeting_place(*env), terminal_text(fmt::format("{}", fmt::join(workers->hosts(), ", "))));
+      if (env->store_dir.empty() && !env->launcher_serves_store && !store_binds_master_addr())
+        fmt::print("Note: the workers' store listens on port {} of every interface of this machine (LibTorch {} cannot "
+                   "bind one address) and is not authenticated: run across machines on a trusted network only\n",
+                   env->master_port, TORCH_VERSION);
+    }
   }
   std::unique_ptr<RecordedRun> run;
   try {
@@ -376,7 +383,9 @@ int train_sweep(Sweep& sweep, bool json, std::vector<RunRecord>& done,
     } catch (const std::exception& e) {
       return setup_error(e);
     }
-    if (!json) fmt::print("\n[{}/{}] {} -> {}\n", sweep.position(), sweep.size(), sweep.label(sweep.position()), run->dir());
+    if (!json)
+      fmt::print("\n[{}/{}] {} -> {}\n", sweep.position(), sweep.size(), terminal_text(sweep.label(sweep.position())),
+                 terminal_text(run->dir()));
     const Execution r = execute(*run, json);
     done.push_back(read_run(run->dir()));
     ended(sweep.position(), r);
@@ -420,7 +429,7 @@ int run_sweep(const SweepArgs& args) {
     if (args.scaling)  // one study per setting of the other axes (--grid lr=... with --scaling)
       for (const auto& group : scaling_groups(done)) {
         const std::string label = sweep_label_without_devices(group.front());
-        fmt::print("\n{}", label.empty() ? "" : "Scaling study for " + label + ":\n");
+        fmt::print("\n{}", label.empty() ? "" : "Scaling study for " + terminal_text(label) + ":\n");
         print_scaling(group, false);
       }
   }
@@ -447,10 +456,11 @@ std::string wrapped(const std::string& text, size_t width, size_t indent) {
 int list_lessons() {
   std::vector<std::string> warnings;
   const auto all = lessons(&warnings);
-  for (const auto& w : warnings) fmt::print(stderr, "{}: warning: lesson skipped: {}\n", g_prog, w);
+  for (const auto& w : warnings)
+    fmt::print(stderr, "{}: warning: lesson skipped: {}\n", g_prog, terminal_text(w, LineBreaks::kKeep));
   for (const auto& l : all)
-    fmt::print("{:<15} {} ({}{})\n", l.name, l.title, counted(static_cast<int64_t>(l.runs.size()), "run"),
-               l.source == "built-in" ? "" : ", " + l.source);
+    fmt::print("{:<15} {} ({}{})\n", terminal_text(l.name), terminal_text(l.title),
+               counted(static_cast<int64_t>(l.runs.size()), "run"), l.source == "built-in" ? "" : ", " + terminal_text(l.source));
   fmt::print("\nYour own lessons go in {} (JSON; see the README's Lessons section).\n", lessons_dir());
   return kExitOk;
 }
@@ -465,9 +475,9 @@ int run_lesson(const LessonArgs& args) {
     const LessonPlan plan = plan_lesson(lesson, args.max_steps);
     const std::string root = args.root.empty() ? default_runs_root() : args.root;
     if (!args.json) {
-      fmt::print("{}\n\n", lesson.title);
-      for (const auto& p : lesson.text) fmt::print("{}\n", wrapped(p, 78, 2));
-      for (const auto& n : plan.notes) fmt::print("Note: {}\n", n);
+      fmt::print("{}\n\n", terminal_text(lesson.title));
+      for (const auto& p : lesson.text) fmt::print("{}\n", terminal_text(wrapped(p, 78, 2), LineBreaks::kKeep));
+      for (const auto& n : plan.notes) fmt::print("Note: {}\n", terminal_text(n, LineBreaks::kKeep));
       fmt::print("Training {} under {}\n", counted(static_cast<int64_t>(plan.points.size()), "run"), root);
     }
     sweep = std::make_unique<Sweep>(plan.points, SweepOptions{root, lesson.scaling, {}, lesson.name});
@@ -494,12 +504,12 @@ int run_lesson(const LessonArgs& args) {
   });
   if (setup != kExitOk) return setup;
   if (!args.json && !done.empty()) {
-    fmt::print("\n{}\n", lesson.title);
-    for (const auto& o : outcomes) fmt::print("  {}\n", o);  // whole: a message to grep or copy
+    fmt::print("\n{}\n", terminal_text(lesson.title));
+    for (const auto& o : outcomes) fmt::print("  {}\n", terminal_text(o, LineBreaks::kKeep));  // whole: a message to grep or copy
     fmt::print("\n");
     if (done.size() > 1) print_comparison(done, false);
     if (lesson.scaling) print_scaling(done, false);
-    fmt::print("\nOpen them in the window: mirrorbench --lesson {}\n", lesson.name);
+    fmt::print("\nOpen them in the window: mirrorbench --lesson {}\n", terminal_text(lesson.name));
   }
   return exit_code;
 }

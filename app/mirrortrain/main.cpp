@@ -8,6 +8,8 @@
 
 #include "commands.h"
 #include "mirror/optim/optimizer.h"
+#include "mirror/util/error.h"
+#include "mirror/util/untrusted_text.h"
 #include "mirror/util/version.h"
 
 int main(int argc, char** argv) {
@@ -173,17 +175,28 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mirrortrain: error: %s (see mirrortrain --help)\n", e.what());
     return kExitBadConfig;
   }
-  if (train->parsed()) return run_train(t, argv);
-  if (sweep->parsed()) return run_sweep(sw);
-  if (lesson->parsed()) return run_lesson(lesson_args);
-  if (summary->parsed()) return run_summary(s);
-  if (inspect->parsed()) return run_inspect(inspect_args, inspect_samples);
-  if (runs_list->parsed()) return run_runs_list(runs_args);
-  if (runs_show->parsed()) return run_runs_show(runs_args);
-  if (runs_compare->parsed()) return run_runs_compare(runs_args);
-  if (export_cmd->parsed()) return run_export(export_args);
-  if (presets->parsed()) return run_presets();
-  if (devices->parsed()) return run_devices();
-  if (datasets->parsed()) return run_datasets();
+  // Each command reports its own errors; this catches what one lets through (no home folder for
+  // the default runs root, say), so that no input ends the program with an abort.
+  try {
+    if (train->parsed()) return run_train(t, argv);
+    if (sweep->parsed()) return run_sweep(sw);
+    if (lesson->parsed()) return run_lesson(lesson_args);
+    if (summary->parsed()) return run_summary(s);
+    if (inspect->parsed()) return run_inspect(inspect_args, inspect_samples);
+    if (runs_list->parsed()) return run_runs_list(runs_args);
+    if (runs_show->parsed()) return run_runs_show(runs_args);
+    if (runs_compare->parsed()) return run_runs_compare(runs_args);
+    if (export_cmd->parsed()) return run_export(export_args);
+    if (presets->parsed()) return run_presets();
+    if (devices->parsed()) return run_devices();
+    if (datasets->parsed()) return run_datasets();
+  } catch (const mirror::ConfigError& e) {
+    return config_error(e);
+  } catch (const mirror::DataError& e) {
+    return config_error(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mirrortrain: error: %s\n", mirror::terminal_text(mirror::describe_exception(e), mirror::LineBreaks::kKeep).c_str());
+    return kExitRunFailed;
+  }
   return kExitBadConfig;
 }

@@ -7,6 +7,7 @@
 
 #include "mirror/runs/evaluations.h"
 #include "mirror/train/events_json.h"
+#include "mirror/util/untrusted_text.h"
 #include "mirror/util/words.h"
 
 namespace mirror::cli {
@@ -23,7 +24,8 @@ ProgressPrinter::ProgressPrinter(std::FILE* out, int top_k)
 
 void ProgressPrinter::on_started(const RunStarted& e) {
   epochs_ = e.epochs;
-  fmt::print(out_, "Training {} on {} ({} train / {} validation examples), {} parameters\n", e.model, e.dataset,
+  fmt::print(out_, "Training {} on {} ({} train / {} validation examples), {} parameters\n", terminal_text(e.model),
+             terminal_text(e.dataset),
              e.train_size, e.val_size, e.parameters);
   fmt::print(out_, "Replicas: {} [{}]\n", e.devices.size(), fmt::join(e.devices, ", "));
   fmt::print(out_, "All-reduce: {}\n", e.communicator_reason);
@@ -75,9 +77,9 @@ void ProgressPrinter::on_epoch(const EpochMetrics& e) {
 void ProgressPrinter::on_finished(const RunFinished& e) {
   if (e.status == RunStatus::kFinished)
     fmt::print(out_, "Finished: {} steps in {}, {:.0f} samples/s{}\n", e.steps, duration(e.seconds),
-               e.train_samples_per_sec, e.message.empty() ? "" : " (" + e.message + ")");
+               e.train_samples_per_sec, e.message.empty() ? "" : " (" + terminal_text(e.message) + ")");
   else if (e.status == RunStatus::kStopped)  // failures go to stderr, once, from the command
-    fmt::print(out_, "{}stopped: {}\n", tty_ ? "\n" : "", e.message);
+    fmt::print(out_, "{}stopped: {}\n", tty_ ? "\n" : "", terminal_text(e.message, LineBreaks::kKeep));
   std::fflush(out_);
 }
 

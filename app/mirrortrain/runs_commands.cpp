@@ -11,6 +11,7 @@
 #include "mirror/runs/run_reader.h"
 #include "mirror/util/error.h"
 #include "mirror/util/json_fields.h"
+#include "mirror/util/untrusted_text.h"
 #include "mirror/util/words.h"
 #include "tables.h"
 
@@ -27,7 +28,8 @@ std::string resolve_run(const std::string& root, const std::string& dir) {
 std::string best(const RunRecord& r) { return r.best_val_accuracy < 0 ? "-" : fmt::format("{:.4f}", r.best_val_accuracy); }
 
 void print_warnings(const RunRecord& r) {
-  for (const auto& w : r.warnings) fmt::print(stderr, "mirrortrain: warning: {}: {}\n", r.name, w);
+  for (const auto& w : r.warnings)
+    fmt::print(stderr, "mirrortrain: warning: {}: {}\n", terminal_text(r.name), terminal_text(w, LineBreaks::kKeep));
 }
 }  // namespace
 
@@ -41,14 +43,15 @@ int run_runs_list(const RunsArgs& a) {
     const size_t replicas = r.run.contains("devices") ? r.run["devices"].size() : 0;
     const int64_t steps = r.steps.empty() ? 0 : r.steps.back().global_step;
     if (a.csv)
-      fmt::print("{},{},{},{},{},{},{},{:.1f},{}\n", csv_field(r.display_name()), csv_field(run_dataset_label(r)), csv_field(run_model_label(r)),
-                 replicas, r.status, best(r), steps, r.duration_seconds, csv_field(r.dir));
+      fmt::print("{},{},{},{},{},{},{},{:.1f},{}\n", csv_cell(r.display_name()), csv_cell(run_dataset_label(r)), csv_cell(run_model_label(r)),
+                 replicas, csv_cell(r.status), best(r), steps, r.duration_seconds, csv_cell(r.dir));
     else
-      fmt::print("{:<36} {:<15} {:<26} {:>3} {:<10} {:>8} {:>7} {:>7.1f}s\n", r.name, run_dataset_label(r), run_model_label(r),
-                 replicas, r.status, best(r), steps, r.duration_seconds);
+      fmt::print("{:<36} {:<15} {:<26} {:>3} {:<10} {:>8} {:>7} {:>7.1f}s\n", terminal_text(r.name),
+                 terminal_text(run_dataset_label(r)), terminal_text(run_model_label(r)), replicas, terminal_text(r.status),
+                 best(r), steps, r.duration_seconds);
     print_warnings(r);
   }
-  if (runs.empty() && !a.csv) fmt::print("(no runs under {})\n", root);
+  if (runs.empty() && !a.csv) fmt::print("(no runs under {})\n", terminal_text(root));
   return kExitOk;
 }
 
@@ -56,13 +59,14 @@ int run_runs_show(const RunsArgs& a) {
   try {
     const RunRecord r = read_run(resolve_run(a.root, a.dirs.at(0)));
     if (!a.csv) {
-      fmt::print("{} ({}), {} on {}, {}\n", r.name, r.status, run_model_label(r), run_dataset_label(r),
-                 counted(replica_count(r), "replica"));
+      fmt::print("{} ({}), {} on {}, {}\n", terminal_text(r.name), terminal_text(r.status), terminal_text(run_model_label(r)),
+                 terminal_text(run_dataset_label(r)), counted(replica_count(r), "replica"));
       if (const std::string message = json_string(r.run, "message"); !message.empty())
-        fmt::print("message: {}\n", message);
+        fmt::print("message: {}\n", terminal_text(message, LineBreaks::kKeep));
       if (!r.meta.name.empty() || !r.meta.tags.empty())
-        fmt::print("name: {}{}\n", r.display_name(), r.meta.tags.empty() ? "" : fmt::format(" (tags: {})", fmt::join(r.meta.tags, ", ")));
-      if (!r.meta.notes.empty()) fmt::print("notes: {}\n", r.meta.notes);
+        fmt::print("name: {}{}\n", terminal_text(r.display_name()),
+                   r.meta.tags.empty() ? "" : terminal_text(fmt::format(" (tags: {})", fmt::join(r.meta.tags, ", "))));
+      if (!r.meta.notes.empty()) fmt::print("notes: {}\n", terminal_text(r.meta.notes, LineBreaks::kKeep));
       if (!r.steps.empty())
         fmt::print("steps recorded: {} (last loss {:.4f}, {} samples seen)\n", r.steps.back().global_step,
                    r.steps.back().loss, r.steps.back().samples_seen);
@@ -113,11 +117,11 @@ int run_export(const ExportArgs& a) {
     options.checkpoint = a.checkpoint;
     options.sample_size = a.sample;
     const ExportResult r = export_run(resolve_run(a.root, a.run), options);
-    fmt::print("exported the weights of {} (step {}):\n", r.checkpoint, r.global_step);
-    for (const auto& f : r.files) fmt::print("  {}\n", f);
+    fmt::print("exported the weights of {} (step {}):\n", terminal_text(r.checkpoint), r.global_step);
+    for (const auto& f : r.files) fmt::print("  {}\n", terminal_text(f));
     return kExitOk;
   } catch (const RunError& e) {
-    fmt::print(stderr, "mirrortrain: error: {}\n", describe_exception(e));
+    fmt::print(stderr, "mirrortrain: error: {}\n", terminal_text(describe_exception(e), LineBreaks::kKeep));
     return kExitRunFailed;
   } catch (const std::exception& e) {
     return config_error(e);

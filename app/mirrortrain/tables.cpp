@@ -1,40 +1,42 @@
 #include "tables.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 
 #include "mirror/runs/compare.h"
+#include "mirror/util/untrusted_text.h"
 
 namespace mirror::cli {
 
-std::string csv_field(std::string s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
+std::string csv_cell(const std::string& text) {
+  static const bool to_terminal = isatty(STDOUT_FILENO) == 1;
+  return csv_field(to_terminal ? terminal_text(text, LineBreaks::kKeep) : text);
 }
 
 void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, bool csv) {
   if (csv) {
-    for (size_t i = 0; i < header.size(); ++i) fmt::print("{}{}", i ? "," : "", csv_field(header[i]));
+    for (size_t i = 0; i < header.size(); ++i) fmt::print("{}{}", i ? "," : "", csv_cell(header[i]));
     fmt::print("\n");
     for (const auto& row : rows) {
-      for (size_t i = 0; i < row.size(); ++i) fmt::print("{}{}", i ? "," : "", csv_field(row[i]));
+      for (size_t i = 0; i < row.size(); ++i) fmt::print("{}{}", i ? "," : "", csv_cell(row[i]));
       fmt::print("\n");
     }
     return;
   }
+  // Names and config keys and values come from run.json: shown as terminal_text, header too.
+  std::vector<std::vector<std::string>> shown{header};
+  shown.insert(shown.end(), rows.begin(), rows.end());
+  for (auto& row : shown)
+    for (auto& cell : row) cell = terminal_text(cell);
   std::vector<size_t> width(header.size());
-  for (size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
-  for (const auto& row : rows)
+  for (const auto& row : shown)
     for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  auto print_row = [&](const std::vector<std::string>& row) {
+  for (const auto& row : shown) {
     for (size_t i = 0; i < row.size() && i < width.size(); ++i) fmt::print("{:<{}}  ", row[i], width[i]);
     fmt::print("\n");
-  };
-  print_row(header);
-  for (const auto& row : rows) print_row(row);
+  }
 }
 
 void print_comparison(const std::vector<RunRecord>& runs, bool csv) {
@@ -59,7 +61,7 @@ void print_scaling(const std::vector<RunRecord>& runs, bool csv) {
               cells, csv);
   if (csv) return;
   fmt::print("(medians of the tries; the steady state: each run's second half of steps)\n\n{}\n{}\n", study.baseline, study.load);
-  if (!study.reading.empty()) fmt::print("\n{}\n", study.reading);
+  if (!study.reading.empty()) fmt::print("\n{}\n", terminal_text(study.reading));
 }
 
 }  // namespace mirror::cli

@@ -8,9 +8,13 @@
 
 namespace mirror::cli {
 
-// A CSV field, quoted when it holds a comma, a quote or a newline.
-std::string csv_field(std::string s);
-// A table of text cells: aligned columns, or CSV.
+// One CSV cell of mirrortrain's output: csv_field(text), the text exact when stdout is a file or a
+// pipe (data for a script or a spreadsheet), its control characters shown as terminal_text shows
+// them when stdout is a terminal (an ESC sequence in a name would otherwise drive it).
+std::string csv_cell(const std::string& text);
+
+// A table of text cells: aligned columns (each cell as terminal_text shows it), or CSV (each
+// cell a csv_cell).
 void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows, bool csv);
 // The differing settings and results of `runs` (comparison_table).
 void print_comparison(const std::vector<RunRecord>& runs, bool csv);

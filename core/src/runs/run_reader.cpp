@@ -435,9 +435,11 @@ std::string default_runs_root() {
 }
 
 std::string new_run_dir(const std::string& root, const std::string& label) {
-  std::string base = (fs::path(root) / fmt::format("{}-{}", utc_now("%Y%m%d-%H%M%S"), label.empty() ? "run" : label)).string();
-  std::string dir = base;
-  for (int n = 2; fs::exists(dir); ++n) dir = fmt::format("{}-{}", base, n);
+  // The label is a model's or preset's name, text we did not write: as a slug, and joined by
+  // child_path, which refuses anything but one name, the run lands inside root whatever it holds.
+  const std::string name = fmt::format("{}-{}", utc_now("%Y%m%d-%H%M%S"), path_slug(label));
+  std::string dir = child_path(root, name).string();
+  for (int n = 2; fs::exists(dir); ++n) dir = child_path(root, fmt::format("{}-{}", name, n)).string();
   return dir;
 }
 

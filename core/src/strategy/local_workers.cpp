@@ -8,10 +8,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <string_view>
 
 #include "mirror/util/error.h"
+#include "mirror/util/untrusted_text.h"
 
 namespace mirror {
 
@@ -82,10 +86,22 @@ int wait_for_worker(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+namespace {
+// `path` as one word of a shell command: single-quoted (a quote in it as '\''), but for a leading
+// "$HOME/", left for the shell to expand.
+std::string shell_word(const std::string& path) {
+  const std::string home = "$HOME/";
+  const bool at_home = path.rfind(home, 0) == 0;
+  std::string out = at_home ? "\"$HOME\"/'" : "'";
+  for (char c : std::string_view(path).substr(at_home ? home.size() : 0)) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+}  // namespace
+
 LaunchCommands launch_commands(const std::string& config_file, int processes, const std::string& job_name,
                                const std::string& run_dir) {
   LaunchCommands c;
-  const std::string train = fmt::format("mirrortrain train --config {}", config_file);
+  const std::string train = fmt::format("mirrortrain train --config {}", shell_word(config_file));
   c.torchrun = fmt::format("torchrun --nproc_per_node {} --no_python --redirects 1 --tee 1 --log_dir torchrun-logs {}",
                            processes, train);
   c.sbatch = fmt::format(
@@ -96,7 +112,7 @@ LaunchCommands launch_commands(const std::string& config_file, int processes, co
       "# One task per worker; spread them over nodes with --nodes and --ntasks-per-node.\n"
       "# The run is recorded by rank 0 in --run-dir: put it on a filesystem the window can see.\n"
       "srun {} --run-dir {}\n",
-      job_name, processes, train, run_dir);
+      path_slug(job_name, "mirrortrain"), processes, train, shell_word(run_dir));
   return c;
 }
 

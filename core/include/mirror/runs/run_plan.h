@@ -27,7 +27,8 @@ struct RunPlan {
 };
 
 // A fresh folder for a new run under `root`: "<UTC time>-<label>", the label defaulting to the
-// config's preset, else its model's name. Creates nothing.
+// config's preset, else its model's name, as a path_slug (a name holding "../" or '/' stays one
+// folder inside `root`). Creates nothing.
 std::string plan_run_dir(const std::string& root, const TrainConfig& config, const std::string& label = {});
 
 // How to continue a recorded run; unset members keep what run.json recorded.

@@ -93,10 +93,12 @@ RunMeta read_meta(const std::string& dir, std::string* warning = nullptr);
 void write_meta(const std::string& dir, const RunMeta& meta);
 
 // Where runs are recorded by default: $MIRROR_RUNS_DIR, else $XDG_DATA_HOME/mirror-workbench/runs,
-// else ~/.local/share/mirror-workbench/runs.
+// else ~/.local/share/mirror-workbench/runs. Throws ConfigError when there is no home folder
+// (see home_dir()), rather than sharing a folder such as /tmp with every other user.
 std::string default_runs_root();
 
-// A fresh directory name for a run: <root>/<UTC date-time>-<label>, made unique.
+// A fresh directory name for a run: <root>/<UTC date-time>-<label as path_slug makes it>, made
+// unique; always directly inside `root`, whatever `label` holds. Creates nothing.
 std::string new_run_dir(const std::string& root, const std::string& label);
 
 // The config values (flattened "a.b" keys) on which the runs differ; empty when all agree.

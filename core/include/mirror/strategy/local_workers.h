@@ -26,7 +26,8 @@ pid_t spawn_worker(const std::vector<std::string>& argv, const WorkerEnv& env);
 int wait_for_worker(pid_t pid);
 
 // Ready-to-run commands for a config saved as `config_file`: `processes` workers with the
-// config's own devices each.
+// config's own devices each. The paths are quoted for the shell (a leading "$HOME/" is left to
+// expand) and the job name is made a slug, whatever text they hold.
 struct LaunchCommands {
   std::string torchrun;  // one line, for one machine (add --nnodes/--node_rank/--master_addr for more)
   std::string sbatch;    // a Slurm batch script: one task per worker, srun in it

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Names mirrortrain did not write (a model's name in a downloaded model file, a run's name and
+# status in run.json) become a folder inside the runs root, a terminal line without control
+# characters, and CSV fields a spreadsheet reads back as they were.
+# Usage: test_untrusted_names.sh path/to/mirrortrain
+set -u
+bin=${1:?usage: test_untrusted_names.sh path/to/mirrortrain}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+export MIRROR_RUNS_DIR="$tmp/runs"
+check() {  # check NAME CONDITION-STATUS [DETAIL]
+  if [[ $2 -eq 0 ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); printf 'FAIL %s\n%s\n' "$1" "${3:-}"; fi
+}
+esc=$'\e'
+
+# A model named to climb out of the runs root: <root>/<time>-../../../escaped/x is $tmp/escaped/x
+# (the folder "<time>-.." is made on the way). Ours and Keras' model files both.
+printf '{"name": "../../../escaped/x", "layers": [{"type": "Dense", "units": 8, "activation": "relu"}, {"type": "Dense", "units": "classes"}]}' \
+  >"$tmp/ours.json"
+cat >"$tmp/keras.json" <<'EOF'
+{"class_name": "Sequential", "config": {"name": "../../../escaped/keras", "layers": [
+  {"class_name": "Dense", "config": {"name": "d", "units": 8, "activation": "relu", "batch_input_shape": [null, 2]}},
+  {"class_name": "Dense", "config": {"name": "out", "units": 3, "activation": "softmax"}}]}}
+EOF
+for model in ours keras; do
+  out=$("$bin" train --model-file "$tmp/$model.json" --dataset blobs --epochs 1 --max-steps 2 2>&1)
+  rc=$?
+  check "train-$model" $rc "$out"
+  dir=$(sed -n 's/^Recording to //p' <<<"$out")
+  [[ $(dirname "$dir") == "$tmp/runs" && -f "$dir/run.json" ]]
+  check "run-dir-inside-root-$model" $? "recorded in '$dir'"
+done
+[[ ! -e "$tmp/escaped" && $(find "$tmp" -name run.json | xargs -n1 dirname | xargs -n1 dirname | sort -u) == "$tmp/runs" ]]
+check "nothing-outside-root" $? "$(find "$tmp" -name run.json)"
+ls "$tmp/runs" | grep -qE '^[0-9]{8}-[0-9]{6}-escaped-x$' && ls "$tmp/runs" | grep -qE '^[0-9]{8}-[0-9]{6}-escaped-keras$'
+check "folder-named-by-slug" $? "$(ls "$tmp/runs")"
+
+# Training a model whose name holds terminal escapes prints them as text.
+printf '{"name": "m\\u001b]0;owned\\u0007\\u001b[2Jx", "layers": [{"type": "Dense", "units": "classes"}]}' >"$tmp/ansi.json"
+out=$("$bin" train --model-file "$tmp/ansi.json" --dataset blobs --epochs 1 --max-steps 2 2>&1)
+check "train-ansi" $? "$out"
+! grep -q "$esc" <<<"$out" && grep -qF 'Training m\x1b]0;owned\x07\x1b[2Jx on' <<<"$out"
+check "train-no-control-characters" $? "$(cat -v <<<"$out")"
+
+# A run whose name, model and status hold terminal escapes, CSV separators and a formula.
+run=$(ls -d "$tmp"/runs/*-m*)  # the run of the model named with escapes
+python3 - "$run" <<'EOF'
+import json, sys
+run = sys.argv[1]
+with open(run + "/run.json") as f:
+    j = json.load(f)
+j["status"] = "fin,ished\r"
+j["config"]["model"]["name"] = "model\x1b]0;owned\x07\x1b[2J\u202eevil"
+with open(run + "/run.json", "w") as f:
+    json.dump(j, f)
+with open(run + "/meta.json", "w") as f:
+    json.dump({"name": "=HYPERLINK(\"http://x\",\"a, \"\"b\"\"\")", "tags": []}, f)
+EOF
+out=$("$bin" runs list 2>&1)
+check "list-table" $?
+if grep -q "$esc" <<<"$out" || grep -q $'\r' <<<"$out" || grep -q $'\u202e' <<<"$out"; then
+  check "list-no-control-characters" 1 "$(cat -v <<<"$out")"
+else
+  grep -qF 'model\x1b]0;owned\x07\x1b[2J\u202eevil' <<<"$out"
+  check "list-shows-escapes" $? "$out"
+fi
+out=$("$bin" runs show "$run" 2>&1)
+! grep -q "$esc" <<<"$out" && grep -qF 'fin,ished\r' <<<"$out"
+check "show-no-control-characters" $? "$(cat -v <<<"$out")"
+
+"$bin" runs --csv list >"$tmp/runs.csv" 2>&1
+check "list-csv" $?
+python3 - "$tmp/runs.csv" <<'EOF'
+import csv, sys
+with open(sys.argv[1], newline="") as f:
+    rows = list(csv.reader(f))
+assert rows[0][:5] == ["name", "dataset", "model", "replicas", "status"], rows[0]
+row = next(r for r in rows[1:] if "HYPERLINK" in r[0])
+assert len(row) == len(rows[0]), row
+assert row[0] == "'=HYPERLINK(\"http://x\",\"a, \"\"b\"\"\")", row[0]  # shown as text, not run
+assert row[2] == "model\x1b]0;owned\x07\x1b[2J\u202eevil", row[2]      # data, exact
+assert row[4] == "fin,ished\r", row[4]                                   # the status quoted too
+EOF
+check "list-csv-fields" $? "$(cat -v "$tmp/runs.csv")"
+
+# The same CSV on a terminal (script(1) gives it one): exact data would drive the terminal there,
+# so the control characters are shown as escapes, still one quoted field each.
+if command -v script >/dev/null; then
+  out=$(script -qec "$(printf '%q ' "$bin" runs --csv list)" /dev/null 2>&1)
+  ! grep -q "$esc" <<<"$out" && grep -qF 'model\x1b]0;owned\x07\x1b[2J\u202eevil' <<<"$out"
+  check "list-csv-on-a-terminal" $? "$(cat -v <<<"$out")"
+fi
+
+echo "untrusted names: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

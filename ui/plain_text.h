@@ -1,0 +1,30 @@
+#pragma once
+// Text we did not write (a run, model, layer, lesson or class name, an error message quoting a
+// file) shown in a widget as its characters, never as markup. Qt guesses: a QLabel, a tooltip or
+// QMessageBox's static functions show a string as rich text when it merely looks like HTML (a
+// tag anywhere on its first line, or "&lt;"), and a chart's legend always reads series names as
+// HTML. Call from the GUI thread.
+
+#include <QString>
+
+class QAbstractSeries;
+class QLabel;
+class QWidget;
+
+namespace mirror::ui {
+
+// `label`, set to show its text as plain text from now on. Returns it.
+QLabel* plain(QLabel* label);
+// A new label showing `text` as plain text, word-wrapped when `wrap`.
+QLabel* plain_label(const QString& text = {}, bool wrap = false);
+
+// `text` for a place that decides by looking (a tooltip, QMessageBox::warning and its siblings, a
+// QLabel left on Qt::AutoText): unchanged where Qt shows it as plain text anyway, else HTML that
+// shows exactly its characters (line breaks kept).
+QString literal(const QString& text);
+
+// Names `series` `name` in its chart's legend (which reads HTML), shown as its characters. The
+// series' name() is then the escaped form: keep `name` where it is needed as text.
+void set_legend_name(QAbstractSeries* series, const QString& name);
+
+}  // namespace mirror::ui
