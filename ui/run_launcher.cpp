@@ -63,8 +63,9 @@ std::atomic<int> run_counter{0};  // names each run's config file for its worker
 // The other workers of a run the window trains as worker 0: `mirrortrain train ARGS` processes
 // started before the run is prepared, reaped on a thread of their own once they end (with the
 // run: a stop or the end is agreed by all workers; a failure of worker 0 ends theirs). `file`, if
-// any, is removed once they have ended.
-std::vector<pid_t> start_other_workers(std::vector<std::string> args, int processes, int port,
+// any, is removed once they have ended; `where` is let go then.
+std::vector<pid_t> start_other_workers(std::vector<std::string> args, int processes,
+                                       std::shared_ptr<const LocalRendezvous> where,
                                        const std::filesystem::path& file = {}) {
   const QString program = RunLauncher::mirrortrain_path();
   if (!QFileInfo(program).isExecutable())
@@ -79,7 +80,7 @@ std::vector<pid_t> start_other_workers(std::vector<std::string> args, int proces
   };
   try {
     for (int rank = 1; rank < processes; ++rank)
-      pids.push_back(spawn_worker(args, local_worker_env(rank, processes, port, "mirrorbench")));
+      pids.push_back(spawn_worker(args, local_worker_env(rank, processes, *where, "mirrorbench")));
   } catch (...) {  // the ones already started would wait for the others for an hour
     for (pid_t p : pids) {
       ::kill(p, SIGTERM);
@@ -88,9 +89,10 @@ std::vector<pid_t> start_other_workers(std::vector<std::string> args, int proces
     remove_file();
     throw;
   }
-  std::thread([pids, remove_file] {
+  std::thread([pids, remove_file, where = std::move(where)]() mutable {
     for (pid_t p : pids) wait_for_worker(p);
     remove_file();
+    where.reset();
   }).detach();
   return pids;
 }
@@ -98,12 +100,17 @@ std::vector<pid_t> start_other_workers(std::vector<std::string> args, int proces
 // Runs `prepare` as worker 0 of `processes`, the others started as `mirrortrain train ARGS`.
 std::unique_ptr<RecordedRun> as_worker_zero(int processes, std::vector<std::string> args, const std::filesystem::path& file,
                                             const std::function<std::unique_ptr<RecordedRun>(std::shared_ptr<WorkerGroup>)>& prepare) {
-  const int port = free_loopback_port();
-  const auto others = start_other_workers(std::move(args), processes, port, file);
+  auto where = std::make_shared<const LocalRendezvous>();
+  const auto others = start_other_workers(std::move(args), processes, where, file);
   try {
-    auto workers = WorkerGroup::connect(local_worker_env(0, processes, port, "mirrorbench"), kWorkerTimeout,
+    auto workers = WorkerGroup::connect(local_worker_env(0, processes, *where, "mirrorbench"), kWorkerTimeout,
                                         std::chrono::seconds(60));
-    return prepare(std::move(workers));
+    // The workers' folder stays until both the other workers and this group are gone: the group
+    // still looks in it to name a worker that was lost.
+    return prepare(std::shared_ptr<WorkerGroup>(workers.get(), [workers, where](WorkerGroup*) mutable {
+      workers.reset();
+      where.reset();
+    }));
   } catch (...) {
     for (pid_t p : others) ::kill(p, SIGTERM);
     throw;

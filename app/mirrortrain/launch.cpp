@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,11 @@ int launch_local_workers(int n, char** argv) {
   args.push_back(std::filesystem::read_symlink("/proc/self/exe", ec).string());
   if (ec) args[0] = argv[0];
   for (char** a = argv + 1; *a; ++a) args.emplace_back(*a);
-  int port = 0;
+  // The workers meet in a folder of their own, removed when this function returns (after all of
+  // them have exited): no port, so MASTER_PORT does not matter and two runs never meet.
+  std::unique_ptr<LocalRendezvous> where;
   try {
-    port = std::getenv("MASTER_PORT") ? std::atoi(std::getenv("MASTER_PORT")) : free_loopback_port();
+    where = std::make_unique<LocalRendezvous>();
   } catch (const std::exception& e) {
     fmt::print(stderr, "mirrortrain: error: {}\n", e.what());
     return kExitRunFailed;
@@ -40,7 +43,7 @@ int launch_local_workers(int n, char** argv) {
   std::signal(SIGTERM, forward_signal);
   for (int rank = 0; rank < n; ++rank) {
     try {
-      g_children.push_back(spawn_worker(args, local_worker_env(rank, n, port, "mirrortrain --nproc")));
+      g_children.push_back(spawn_worker(args, local_worker_env(rank, n, *where, "mirrortrain --nproc")));
     } catch (const std::exception& e) {
       fmt::print(stderr, "mirrortrain: error: {}\n", e.what());
       forward_signal(SIGTERM);

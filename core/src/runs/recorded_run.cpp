@@ -32,8 +32,7 @@ RecordedRun::RecordedRun(RunPlan plan, std::shared_ptr<const Dataset> dataset) {
   if (plan.workers && plan.workers->world_size() > 1)
     plan.extra["workers"] = {{"world_size", plan.workers->world_size()},
                              {"launcher", plan.workers->env().launcher},
-                             {"master", fmt::format("{}:{}", plan.workers->env().master_addr,
-                                                    plan.workers->env().master_port)},
+                             {"master", meeting_place(plan.workers->env())},
                              {"hosts", plan.workers->hosts()}};
   writer_ = std::make_unique<RunWriter>(dir_, to_json(plan.config), plan.extra);
   if (!plan.meta.name.empty() || !plan.meta.tags.empty() || !plan.meta.notes.empty()) {

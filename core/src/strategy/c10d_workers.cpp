@@ -1,10 +1,9 @@
-// WorkerGroup over PyTorch's c10d: TCPStore for the rendezvous, ProcessGroupGloo for the
-// collectives. The only file that includes c10d (built with USE_C10D_GLOO, without the PCH).
+// WorkerGroup over PyTorch's c10d: a store for the rendezvous (c10d_store.cpp), ProcessGroupGloo
+// for the collectives. Built with USE_C10D_GLOO, without the PCH, like c10d_store.cpp, the only
+// other file that includes c10d.
 #include <c10/util/Exception.h>
 #include <fmt/format.h>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <netdb.h>
@@ -17,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "c10d_store.h"
 #include "mirror/strategy/communicator.h"
 #include "mirror/strategy/workers.h"
 #include "mirror/util/error.h"
@@ -24,14 +24,6 @@
 namespace mirror {
 
 namespace {
-// The first line of an error, without LibTorch's backtrace.
-std::string first_line(const std::exception& e) {
-  std::string s = e.what();
-  if (const auto* c = dynamic_cast<const c10::Error*>(&e)) s = c->what_without_backtrace();
-  if (const auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
-  return s;
-}
-
 std::string this_host() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "unknown-host";
@@ -95,31 +87,8 @@ class C10dGroup : public WorkerGroup {
     const auto collectives = timeout_;
     if (start.count() > 0) timeout_ = start;
     const auto secs = std::chrono::duration_cast<std::chrono::seconds>(timeout_).count();
-    c10d::TCPStoreOptions o;
-    o.port = static_cast<uint16_t>(env_.master_port);
-    o.isServer = env_.rank == 0 && !env_.launcher_serves_store;
-    o.numWorkers = env_.world_size;
-    o.waitWorkers = false;  // wait_for_everyone names who is missing
-    o.timeout = timeout_;
+    store_ = open_worker_store(env_, timeout_, this_host());
     try {
-      // Our keys and Gloo's live under a prefix of their own: torchrun's agent shares its store.
-      store_ = c10::make_intrusive<c10d::PrefixStore>(fmt::format("mirror/{}/", env_.attempt),
-                                                      c10::make_intrusive<c10d::TCPStore>(env_.master_addr, o));
-    } catch (const std::exception& e) {
-      const std::string why = first_line(e);
-      if (env_.rank == 0 && why.find("in use") != std::string::npos)
-        throw RunError(fmt::format("port {} on {} is already in use, so rank 0 cannot serve the workers' store "
-                                   "there: set MASTER_PORT to a free port", env_.master_port, env_.master_addr));
-      if (env_.rank == 0 && !env_.launcher_serves_store)
-        throw RunError(fmt::format("rank 0 could not serve the workers' store at {}:{} ({}); check MASTER_ADDR is "
-                                   "an address of this machine", env_.master_addr, env_.master_port, why));
-      throw RunError(fmt::format("rank {} could not reach rank 0's store at {}:{} within {} s ({}); start rank 0 "
-                                 "and check MASTER_ADDR and MASTER_PORT", env_.rank, env_.master_addr,
-                                 env_.master_port, secs, why));
-    }
-    try {
-      const std::string host = this_host();
-      store_->set(fmt::format("mirror/host/{}", env_.rank), std::vector<uint8_t>(host.begin(), host.end()));
       wait_for_everyone(secs);
       for (int r = 0; r < env_.world_size; ++r) {
         const auto bytes = store_->get(fmt::format("mirror/host/{}", r));
@@ -127,10 +96,12 @@ class C10dGroup : public WorkerGroup {
       }
       auto opts = c10d::ProcessGroupGloo::Options::create();
       opts->timeout = collectives;  // every rank has arrived: from here on, the collectives' patience
-      // Gloo's connections go out on GLOO_SOCKET_IFNAME when set (as in PyTorch), else on the
-      // address this host uses to reach the master, which the other workers can reach too.
-      const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
-      const std::string local = address_towards(env_.master_addr, env_.master_port);
+      // Gloo listens and connects on loopback for a local run; else on GLOO_SOCKET_IFNAME when set
+      // (as in PyTorch), else on the address this host uses to reach the master, which the other
+      // workers can reach too.
+      const bool local_run = !env_.store_dir.empty();
+      const char* ifname = local_run ? nullptr : std::getenv("GLOO_SOCKET_IFNAME");
+      const std::string local = local_run ? "127.0.0.1" : address_towards(env_.master_addr, env_.master_port);
       if (ifname && *ifname)
         opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
       else if (!local.empty())
@@ -161,10 +132,11 @@ class C10dGroup : public WorkerGroup {
         }
       if (missing.empty()) return;
       if (std::chrono::steady_clock::now() > deadline)
-        throw RunError(fmt::format("rank {} waited {} s at {}:{} but {} {} of {} never came; start every worker "
-                                   "with the same WORLD_SIZE, MASTER_ADDR and MASTER_PORT",
-                                   env_.rank, secs, env_.master_addr, env_.master_port, count == 1 ? "rank" : "ranks",
-                                   missing, env_.world_size));
+        throw RunError(fmt::format("rank {} waited {} s at {} but {} {} of {} never came; {}", env_.rank, secs,
+                                   meeting_place(env_), count == 1 ? "rank" : "ranks", missing, env_.world_size,
+                                   env_.store_dir.empty()
+                                       ? "start every worker with the same WORLD_SIZE, MASTER_ADDR and MASTER_PORT"
+                                       : "a worker failed to start; see its message above"));
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
@@ -245,7 +217,7 @@ class C10dGroup : public WorkerGroup {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
     } catch (const std::exception&) {
-      gone = {0};  // the store lives in rank 0's process
+      gone = {0};  // a TCPStore lives in rank 0's process (a local run's folder outlives every worker)
     }
     if (gone.empty())
       throw RunError(fmt::format("the {} failed on rank {} of {}: {}", during, env_.rank, env_.world_size, why));

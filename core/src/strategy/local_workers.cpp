@@ -1,9 +1,7 @@
 #include "mirror/strategy/local_workers.h"
 
-#include <arpa/inet.h>
 #include <fmt/format.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
+#include <ftw.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,28 +17,36 @@
 
 namespace mirror {
 
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw RunError(fmt::format("cannot open a socket to find a free port: {}", std::strerror(errno)));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-                  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
-  close(fd);
-  if (!ok) throw RunError("cannot find a free port on 127.0.0.1");
-  return ntohs(a.sin_port);
+LocalRendezvous::LocalRendezvous() {
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  std::error_code ec;
+  std::filesystem::path base = runtime && *runtime && std::filesystem::is_directory(runtime, ec)
+                                   ? std::filesystem::path(runtime)
+                                   : std::filesystem::temp_directory_path(ec);
+  if (base.empty()) base = "/tmp";
+  std::string pattern = (base / "mirror-workers-XXXXXX").string();
+  if (!mkdtemp(pattern.data()))  // mode 0700, a name no other process has
+    throw RunError(fmt::format("cannot make a folder for the workers to meet in under {}: {}; set TMPDIR to a "
+                               "writable folder", base.string(), std::strerror(errno)));
+  dir_ = pattern;
 }
 
-WorkerEnv local_worker_env(int rank, int world, int port, const std::string& launcher) {
+LocalRendezvous::~LocalRendezvous() {
+  // Through POSIX, not std::filesystem::remove_all: a pip torch's libtorch.so (2.11) exports its
+  // own, which crashed when the tests bound to it.
+  nftw(dir_.c_str(), [](const char* p, const struct stat*, int, struct FTW*) { return std::remove(p); }, 8,
+       FTW_DEPTH | FTW_PHYS);
+}
+
+WorkerEnv local_worker_env(int rank, int world, const LocalRendezvous& where, const std::string& launcher) {
   WorkerEnv e;
   e.rank = rank;
   e.world_size = world;
   e.local_rank = rank;
   e.local_world_size = world;
   e.master_addr = "127.0.0.1";
-  e.master_port = port;
+  e.master_port = 0;
+  e.store_dir = where.dir();
   e.launcher = launcher;
   return e;
 }
@@ -48,14 +54,15 @@ WorkerEnv local_worker_env(int rank, int world, int port, const std::string& lau
 pid_t spawn_worker(const std::vector<std::string>& argv, const WorkerEnv& env) {
   if (argv.empty()) throw std::invalid_argument("spawn_worker: no program");
   // Everything the child needs is built before fork: after it, only async-signal-safe calls.
-  const std::vector<std::pair<std::string, std::string>> vars = {
+  std::vector<std::pair<std::string, std::string>> vars = {
       {"RANK", std::to_string(env.rank)},
       {"WORLD_SIZE", std::to_string(env.world_size)},
       {"LOCAL_RANK", std::to_string(env.local_rank)},
       {"LOCAL_WORLD_SIZE", std::to_string(env.local_world_size)},
       {"MASTER_ADDR", env.master_addr},
-      {"MASTER_PORT", std::to_string(env.master_port)},
+      {"MIRROR_STORE_DIR", env.store_dir},
       {"MIRROR_LAUNCHER", env.launcher}};
+  if (env.master_port > 0) vars.emplace_back("MASTER_PORT", std::to_string(env.master_port));
   std::vector<std::string> env_text;
   for (char** e = environ; *e; ++e) {
     const std::string entry = *e;

@@ -61,11 +61,12 @@ std::optional<WorkerEnv> worker_env_from(const EnvLookup& lookup) {
     e.local_rank = get(lookup, "LOCAL_RANK") ? number(lookup, "LOCAL_RANK", who, 0, e.world_size - 1) : e.rank;
     e.local_world_size = get(lookup, "LOCAL_WORLD_SIZE") ? number(lookup, "LOCAL_WORLD_SIZE", who, 1, e.world_size)
                                                          : e.world_size;
+    e.store_dir = get(lookup, "MIRROR_STORE_DIR").value_or("");
     if (e.world_size > 1) {
       e.master_addr = get(lookup, "MASTER_ADDR").value_or("");
       if (e.master_addr.empty())
         throw ConfigError("WORLD_SIZE is set but MASTER_ADDR is not: set MASTER_ADDR to rank 0's address");
-      e.master_port = number(lookup, "MASTER_PORT", who, 1, 65535);
+      e.master_port = e.store_dir.empty() ? number(lookup, "MASTER_PORT", who, 1, 65535) : 0;
     }
     e.launcher_serves_store = get(lookup, "TORCHELASTIC_USE_AGENT_STORE").value_or("") == "True";
     if (get(lookup, "TORCHELASTIC_RESTART_COUNT")) e.attempt = number(lookup, "TORCHELASTIC_RESTART_COUNT", who, 0, 1 << 20);
@@ -96,6 +97,10 @@ std::optional<WorkerEnv> worker_env_from(const EnvLookup& lookup) {
     return e;
   }
   return std::nullopt;
+}
+
+std::string meeting_place(const WorkerEnv& env) {
+  return env.store_dir.empty() ? fmt::format("{}:{}", env.master_addr, env.master_port) : "a private folder on this machine";
 }
 
 std::optional<WorkerEnv> worker_env() {

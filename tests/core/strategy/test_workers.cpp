@@ -17,6 +17,20 @@ EnvLookup env(std::map<std::string, std::string> vars) {
 }
 }  // namespace
 
+TEST(Workers, LocalWorkersMeetInTheirFolderWithoutAPort) {
+  const auto e = worker_env_from(env({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"},
+                                      {"MIRROR_STORE_DIR", "/run/user/1000/mirror-workers-x"}}));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->store_dir, "/run/user/1000/mirror-workers-x");
+  EXPECT_EQ(e->master_port, 0);
+  EXPECT_EQ(meeting_place(*e), "a private folder on this machine");
+  const auto tcp = worker_env_from(env({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "10.0.0.7"},
+                                        {"MASTER_PORT", "29400"}}));
+  ASSERT_TRUE(tcp);
+  EXPECT_EQ(tcp->store_dir, "");
+  EXPECT_EQ(meeting_place(*tcp), "10.0.0.7:29400");
+}
+
 TEST(Workers, OneProcessWhenNoLauncherStartedIt) {
   EXPECT_FALSE(worker_env_from(env({})));
   EXPECT_FALSE(worker_env_from(env({{"WORLD_SIZE", "1"}, {"RANK", "0"}})));

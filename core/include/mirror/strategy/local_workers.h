@@ -11,15 +11,32 @@
 
 namespace mirror {
 
-// A TCP port of 127.0.0.1 that nothing listens on now (rank 0's store binds it next).
-int free_loopback_port();
+// Where the workers of one local run meet: a folder made fresh for it (mode 0700, under
+// $XDG_RUNTIME_DIR, else the temp dir) that holds c10d's FileStore. Nothing listens on the
+// network, only this user's processes can open it, and no two runs, nor a run and the leftovers
+// of a killed one, ever share one. Destroying it removes the folder and its contents: keep it
+// until every worker that uses it has exited (one killed with SIGKILL leaves it behind). Not
+// thread-safe, and it need not be: one owner makes it, hands dir() to the workers, destroys it.
+class LocalRendezvous {
+ public:
+  LocalRendezvous();  // throws RunError naming the folder it could not make
+  ~LocalRendezvous();
+  LocalRendezvous(const LocalRendezvous&) = delete;
+  LocalRendezvous& operator=(const LocalRendezvous&) = delete;
+  const std::string& dir() const { return dir_; }
 
-// Worker `rank` of `world` meeting at 127.0.0.1:`port`, as torchrun would describe it.
-WorkerEnv local_worker_env(int rank, int world, int port, const std::string& launcher);
+ private:
+  std::string dir_;
+};
+
+// Worker `rank` of `world` on this machine meeting in `where` (MASTER_ADDR 127.0.0.1, no port),
+// as torchrun would describe it otherwise.
+WorkerEnv local_worker_env(int rank, int world, const LocalRendezvous& where, const std::string& launcher);
 
 // Starts `argv` (argv[0] is the program's path) as a child process whose environment has `env`'s
-// variables (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
-// MIRROR_LAUNCHER) added. Returns its pid. Throws RunError when it cannot be started.
+// variables (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT unless it is
+// 0, MIRROR_STORE_DIR, MIRROR_LAUNCHER) added. Returns its pid. Throws RunError when it cannot be
+// started.
 pid_t spawn_worker(const std::vector<std::string>& argv, const WorkerEnv& env);
 
 // Waits for `pid`; returns its exit code, or 128 + signal when a signal ended it.

@@ -1,6 +1,6 @@
 #pragma once
 // Several worker processes training one mirrored run: where this process stands among them (read
-// from torchrun's or Slurm's environment), and the group they form over c10d (a TCPStore for the
+// from torchrun's or Slurm's environment), and the group they form over c10d (a store for the
 // rendezvous, ProcessGroupGloo for the collectives). W processes x M replica threads each reduce
 // inside the process first, then across processes (HierarchicalCommunicator). No torch here.
 
@@ -29,7 +29,15 @@ struct WorkerEnv {
   // rank 0 then joins it as a client instead of serving one. `attempt` keeps restarts apart.
   bool launcher_serves_store = false;
   int attempt = 0;
+  // Local runs (`mirrortrain train --nproc`, the window): the private folder (MIRROR_STORE_DIR)
+  // where the workers meet through c10d's FileStore; nothing listens on the network and
+  // master_port is 0. Empty: they meet at rank 0's TCPStore on MASTER_ADDR:MASTER_PORT.
+  std::string store_dir;
 };
+
+// Where the workers meet, for messages and run.json: "MASTER_ADDR:MASTER_PORT", or "a private
+// folder on this machine" for a local run.
+std::string meeting_place(const WorkerEnv& env);
 
 using EnvLookup = std::function<const char*(const char* name)>;
 
@@ -37,7 +45,8 @@ using EnvLookup = std::function<const char*(const char* name)>;
 // MASTER_PORT), else Slurm's (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE,
 // SLURM_STEP_NODELIST; the first host is the master, the port MASTER_PORT or 20000 + job id
 // modulo 10000). nullopt when neither launcher started this process, or Slurm started one task.
-// Throws ConfigError naming the variable when one is missing or not a number.
+// With MIRROR_STORE_DIR (set by local_workers' spawn_worker) the workers meet in that folder and
+// MASTER_PORT is not read. Throws ConfigError naming the variable when one is missing or not a number.
 std::optional<WorkerEnv> worker_env_from(const EnvLookup& lookup);
 std::optional<WorkerEnv> worker_env();  // from this process's environment
 
@@ -49,10 +58,10 @@ std::string first_slurm_host(const std::string& nodelist);
 // during a step, never both at once).
 class WorkerGroup {
  public:
-  // Meets the other workers at MASTER_ADDR:MASTER_PORT (rank 0 serves the store) and builds the
-  // Gloo process group. Throws RunError within `timeout` when a worker does not come, the master
-  // cannot be reached or the port is taken, saying which and what to do. ConfigError when this
-  // build has no c10d.
+  // Meets the other workers (in env.store_dir, else at MASTER_ADDR:MASTER_PORT where rank 0 serves
+  // the store) and builds the Gloo process group. Throws RunError within `timeout` when a worker
+  // does not come, the master cannot be reached, what answers there is not a c10d store, or the
+  // port is taken, saying which and what to do. ConfigError when this build has no c10d.
   // `start_timeout` bounds the start-up alone when given (collectives then use `timeout`).
   static std::shared_ptr<WorkerGroup> connect(const WorkerEnv& env, std::chrono::milliseconds timeout,
                                               std::chrono::milliseconds start_timeout = std::chrono::milliseconds(0));
@@ -76,5 +85,10 @@ class WorkerGroup {
 
 // Whether this build can train across processes (c10d with Gloo was found at configure time).
 bool c10d_available();
+
+// Whether a rank 0 that serves the TCPStore (Slurm, started by hand) listens on MASTER_ADDR's
+// address alone (PyTorch 2.x) rather than on every interface (LibTorch 1.13 cannot choose). False
+// without c10d.
+bool store_binds_master_addr();
 
 }  // namespace mirror
