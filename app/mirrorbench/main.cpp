@@ -132,8 +132,7 @@ int main(int argc, char** argv) {
   if (cli.isSet(compare)) window.compare_runs(cli.values(compare));
   if (view_index >= 0) window.views()->setCurrentIndex(view_index);
   if (cli.isSet(lesson) && !window.open_lesson(cli.value(lesson)))
-    std::fprintf(stderr, "mirrorbench: --lesson %s: %s\n", qPrintable(cli.value(lesson)),
-                 qPrintable(window.error_banner()->text().remove(QRegularExpression("<[^>]*>"))));
+    say(QString("--lesson %1: %2").arg(cli.value(lesson), window.error_banner()->text()));
   if (cli.isSet(train) || cli.isSet(scaling)) {
     auto* poll = new QTimer(&window);
     QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, view_index, study = cli.isSet(scaling)] {
@@ -143,9 +142,10 @@ int main(int argc, char** argv) {
       else window.start_training();
       if (view_index >= 0) window.views()->setCurrentIndex(view_index);  // starting shows the Live page
       if (!window.running() && !window.sweeping())  // say why rather than sit there
-        std::fprintf(stderr, "mirrorbench: %s did not start: %s\n", study ? "--scaling-study" : "--train",
-                     qPrintable(window.train_blocked_label()->text().isEmpty() ? window.train_action()->toolTip()
-                                                                             : window.train_blocked_label()->text()));
+        say(QString("%1 did not start: %2")
+                .arg(study ? "--scaling-study" : "--train",
+                     window.train_blocked_label()->text().isEmpty() ? window.train_action()->toolTip()
+                                                                     : window.train_blocked_label()->text()));
     });
     poll->start(100);
   }

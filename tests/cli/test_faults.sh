@@ -114,5 +114,53 @@ else
   fi
 fi
 
+# The run folder deleted while the run trains: the run stops saying so (exit 1), and neither the
+# metrics nor the next checkpoint bring the folder back as an empty twin.
+gone="$tmp/gone-run"
+"$bin" train --preset spirals-mlp --train-size 20000 --batch-size 16 --epochs 3 --checkpoint-every 50 \
+  --run-dir "$gone" >"$tmp/gone.log" 2>&1 &
+pid=$!
+wait_for "$gone" 1 60 || fail "deleted-folder: the run never wrote a checkpoint"
+# A checkpoint written while rm walks the folder can make rm's first pass fail: rm again.
+for _ in 1 2 3; do rm -rf "$gone" 2>/dev/null && break; done
+wait "$pid"
+rc=$?
+if [[ $rc -eq 1 ]] && grep -qE "(the run folder $gone|$gone/metrics.jsonl) was deleted" "$tmp/gone.log" && [[ ! -e $gone ]]; then
+  pass
+else
+  fail "deleted-folder: exit $rc (wanted 1), folder there again: $([[ -e $gone ]] && echo yes || echo no)"
+  tail -3 "$tmp/gone.log"
+fi
+
+# No HOME and no home in the password database: runs never go to a folder every user shares
+# (they went to /tmp/.local/...); the command says what to set. Needs root, to be a user without one.
+nobody_uid=54321
+abs_bin=$(readlink -f "$bin")
+if [[ $(id -u) -ne 0 ]] || ! command -v setpriv >/dev/null || getent passwd "$nobody_uid" >/dev/null; then
+  echo "faults: skipped no-home (needs root, setpriv and uid $nobody_uid without a passwd entry)"
+elif ! setpriv --reuid="$nobody_uid" --regid="$nobody_uid" --clear-groups test -x "$abs_bin"; then
+  echo "faults: skipped no-home (uid $nobody_uid cannot run $bin from here)"
+else
+  shared=/tmp/.local/share/mirror-workbench/runs
+  before=$(ls "$shared" 2>/dev/null | wc -l)
+  out=$(cd / && env -u HOME -u XDG_DATA_HOME -u MIRROR_RUNS_DIR setpriv --reuid="$nobody_uid" --regid="$nobody_uid" \
+        --clear-groups "$abs_bin" train --preset spirals-mlp --dataset blobs --epochs 1 2>&1)
+  rc=$?
+  if [[ $rc -eq 2 ]] && grep -q "HOME is not set and user $nobody_uid has no home folder" <<<"$out" &&
+     [[ $(ls "$shared" 2>/dev/null | wc -l) -eq $before ]]; then
+    pass
+  else
+    fail "no-home: exit $rc (wanted 2): $out"
+  fi
+  # Listing runs and lessons says the same, where it once aborted on the uncaught error.
+  for cmd in "runs list" "lesson"; do
+    # shellcheck disable=SC2086
+    out=$(cd / && env -u HOME -u XDG_DATA_HOME -u MIRROR_RUNS_DIR -u MIRROR_LESSONS_DIR setpriv --reuid="$nobody_uid" \
+          --regid="$nobody_uid" --clear-groups "$abs_bin" $cmd 2>&1)
+    rc=$?
+    if [[ $rc -eq 2 ]] && grep -q "^mirrortrain: error: HOME is not set" <<<"$out"; then pass; else fail "no-home $cmd: exit $rc: $out"; fi
+  done
+fi
+
 echo "faults: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

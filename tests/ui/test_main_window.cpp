@@ -264,7 +264,7 @@ class MainWindowTest : public QObject {
     const QString text = d.text();
     QVERIFY2(text.contains("torchrun --nproc_per_node 3 --no_python"), qPrintable(text));
     QVERIFY(text.contains("#SBATCH --ntasks=3"));
-    QVERIFY(text.contains("srun mirrortrain train --config " + QFileInfo(d.config_file()).fileName()));
+    QVERIFY(text.contains("srun mirrortrain train --config '" + QFileInfo(d.config_file()).fileName() + "'"));
     // The saved file is a whole config mirrortrain reads back.
     std::ifstream in(d.config_file().toStdString());
     const TrainConfig back = config_from_json(nlohmann::json::parse(in));

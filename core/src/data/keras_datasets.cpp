@@ -174,8 +174,7 @@ bool has_sgml(const std::string& dir) {
 
 std::string keras_cache_dir() {
   if (const char* home = std::getenv("KERAS_HOME"); home && *home) return (fs::path(home) / "datasets").string();
-  const char* h = std::getenv("HOME");
-  return (fs::path(h && *h ? h : "/tmp") / ".keras" / "datasets").string();
+  return (fs::path(home_dir()) / ".keras" / "datasets").string();
 }
 
 #ifdef MIRROR_WITH_DOWNLOADS
@@ -204,7 +203,8 @@ std::string sha256_of_file(const std::string& path) {
 
 std::string find_or_download(const std::string& file_name, const std::string& data_dir, const std::string& origin,
                              const std::string& sha256, bool allow_download) {
-  const std::string cache = keras_cache_dir();
+  if (!data_dir.empty() && fs::exists(fs::path(data_dir) / file_name)) return (fs::path(data_dir) / file_name).string();
+  const std::string cache = keras_cache_dir();  // throws only when it is needed and there is no home
   std::vector<std::string> tried;
   for (const std::string& dir : {data_dir, cache}) {
     if (dir.empty()) continue;

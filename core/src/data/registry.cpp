@@ -64,7 +64,10 @@ bool dataset_present(const DatasetOptions& o, std::string* why) {
     }
     std::vector<std::string> dirs;
     if (!o.data_dir.empty()) dirs.push_back(o.data_dir);
-    dirs.push_back(keras_cache_dir());
+    try {
+      dirs.push_back(keras_cache_dir());
+    } catch (const ConfigError&) {  // no home folder: only the data folder can hold it
+    }
     for (const auto& d : dirs)
       if (fs::exists(fs::path(d) / file, ec)) return true;
     if (o.name == "reuters" && !o.data_dir.empty())

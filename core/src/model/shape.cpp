@@ -13,9 +13,10 @@
 namespace mirror {
 
 namespace {
-// Keras' output length of a window op along one axis.
+// Keras' output length of a window op along one axis (in >= k unless `same`; k, s >= 1). Written
+// so that no sum can overflow, whatever sizes a model file gives (a stride of 2^63 - 1).
 int64_t window_out(int64_t in, int64_t k, int64_t s, bool same) {
-  return same ? (in + s - 1) / s : (in - k) / s + 1;
+  return same ? in / s + (in % s != 0 ? 1 : 0) : (in - k) / s + 1;
 }
 
 // a * b * ... + add, or -1 when it would not fit an int64 (a layer of 10^12 units on a wide input).
@@ -70,7 +71,9 @@ std::vector<int64_t> infer_layer(LayerSpec& l, const std::vector<int64_t>& in, c
       }
       std::vector<int64_t> out;
       for (size_t d = 0; d < spatial; ++d) {
-        if (!l.same_padding && in[d] < window[d])
+        // Keras pads a "same" pool wider than its input; LibTorch's ceil-mode pooling, which
+        // runs it here, cannot.
+        if ((!l.same_padding || !conv) && in[d] < window[d])
           return fail(fmt::format("{} {} is larger than the input's size {} along axis {}",
                                   conv ? "kernel" : "pool", window[d], in[d], d + 1));
         out.push_back(window_out(in[d], window[d], strides[d], l.same_padding));

@@ -243,8 +243,14 @@ void prune_checkpoints(const std::string& dir, int keep) {
 }
 
 void CheckpointFolder::save(const Checkpoint& c, bool best) {
+  // The folder above (the run's) is made with the run; making it again here would bring back a
+  // run folder someone deleted during training, as an empty folder holding only checkpoints.
+  const fs::path above = fs::path(dir_).parent_path();
   std::error_code ec;
-  fs::create_directories(dir_, ec);
+  if (!above.empty() && !fs::is_directory(above, ec))
+    throw RunError(fmt::format("cannot save a checkpoint: the run folder {} was deleted or moved while the run "
+                               "trained; training stops", above.string()));
+  fs::create_directory(dir_, ec);
   if (ec) throw RunError(fmt::format("cannot create the checkpoint folder {}: {}", dir_, ec.message()));
   write_checkpoint((fs::path(dir_) / fmt::format("ckpt-{}.pt", c.position.global_step)).string(), c);
   prune_checkpoints(dir_, keep_last_);

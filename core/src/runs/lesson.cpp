@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string_view>
 
 #include "mirror/data/registry.h"
@@ -104,9 +102,7 @@ Lesson read_lesson_file(const std::string& path) {
 
 std::string lessons_dir() {
   if (const char* d = std::getenv("MIRROR_LESSONS_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return (fs::path(x) / "mirror-workbench" / "lessons").string();
-  const char* home = std::getenv("HOME");
-  return (fs::path(home && *home ? home : "/tmp") / ".local" / "share" / "mirror-workbench" / "lessons").string();
+  return (fs::path(user_data_dir()) / "mirror-workbench" / "lessons").string();
 }
 
 std::vector<Lesson> lessons(std::vector<std::string>* warnings) {

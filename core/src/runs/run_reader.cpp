@@ -97,8 +97,8 @@ RunFollower::RunFollower(std::string dir) {
 
 void RunFollower::read_run_json() {
   const auto path = fs::path(record_.dir) / "run.json";
-  std::ifstream in(path);
-  if (!in) throw DataError(fmt::format("{}: no run.json", record_.dir));
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw DataError(fmt::format("{}: no run.json", record_.dir));
   run_json_time_ = mtime(path);
   nlohmann::json run;
   try {
@@ -139,21 +139,13 @@ bool RunFollower::poll() {
     if (size < offset_) {  // replaced by a shorter file: start over
       offset_ = 0;
       pending_.clear();
+      dropping_line_ = false;
       record_.steps.clear();
       record_.epochs.clear();
       skipped_ = 0;
     }
     if (size > offset_) {
-      metrics.seekg(static_cast<std::streamoff>(offset_));
-      std::string chunk(size - offset_, '\0');
-      metrics.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      chunk.resize(static_cast<size_t>(metrics.gcount()));
-      offset_ += chunk.size();
-      pending_ += chunk;
-      size_t begin = 0;
-      for (size_t nl; (nl = pending_.find('\n', begin)) != std::string::npos; begin = nl + 1)
-        apply_line(pending_.substr(begin, nl - begin));
-      pending_.erase(0, begin);
+      read_lines(metrics, size);
       changed = true;
     }
   }
@@ -381,8 +373,8 @@ RunMeta read_meta(const std::string& dir, std::string* warning) {
     if (const auto it = j.find("tags"); it != j.end() && it->is_array())
       for (const auto& t : *it)
         if (t.is_string()) m.tags.push_back(t.get<std::string>());
-  } catch (const nlohmann::json::exception& e) {
-    if (warning) *warning = fmt::format("{}: not valid JSON ({}); name, tags and notes ignored", path.string(), e.what());
+  } catch (const DataError& e) {
+    if (warning) *warning = fmt::format("{}; name, tags and notes ignored", e.what());
     return RunMeta{};
   }
   return m;
@@ -429,9 +421,7 @@ std::vector<RunRecord> list_runs(const std::string& root) {
 
 std::string default_runs_root() {
   if (const char* d = std::getenv("MIRROR_RUNS_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return (fs::path(x) / "mirror-workbench" / "runs").string();
-  const char* home = std::getenv("HOME");
-  return (fs::path(home && *home ? home : "/tmp") / ".local" / "share" / "mirror-workbench" / "runs").string();
+  return (fs::path(user_data_dir()) / "mirror-workbench" / "runs").string();
 }
 
 std::string new_run_dir(const std::string& root, const std::string& label) {

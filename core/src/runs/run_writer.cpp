@@ -1,6 +1,7 @@
 #include "mirror/runs/run_writer.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <torch/version.h>
 #include <unistd.h>
 
@@ -26,6 +27,13 @@ namespace mirror {
 
 namespace {
 std::string now_iso8601() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
+
+// (device, inode) of `path`, or (0, 0) when it is not there.
+std::pair<uint64_t, uint64_t> file_id(const std::filesystem::path& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return {0, 0};
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& text) {
@@ -74,6 +82,22 @@ RunWriter::RunWriter(std::string dir, nlohmann::json config, const nlohmann::jso
   write_run_json();
   metrics_.open(std::filesystem::path(dir_) / "metrics.jsonl", std::ios::app);
   if (!metrics_) throw ConfigError(fmt::format("run directory {}: cannot open metrics.jsonl", dir_));
+  remember_files();
+}
+
+void RunWriter::remember_files() {
+  folder_id_ = file_id(dir_);
+  metrics_id_ = file_id(std::filesystem::path(dir_) / "metrics.jsonl");
+}
+
+void RunWriter::check_files_still_there() const {
+  if (file_id(dir_) != folder_id_)
+    throw RunError(fmt::format("the run folder {} was deleted, moved or replaced while the run trained, so nothing more "
+                               "can be recorded in it; training stops. If you moved it, move it back and resume the "
+                               "run; otherwise start it again", dir_));
+  if (file_id(std::filesystem::path(dir_) / "metrics.jsonl") != metrics_id_)
+    throw RunError(fmt::format("{}/metrics.jsonl was deleted or replaced while the run trained, so its steps would be "
+                               "lost; training stops. Resume the run to continue from its last checkpoint", dir_));
 }
 
 nlohmann::json RunWriter::read_run_json(const std::string& dir) {
@@ -99,6 +123,7 @@ std::unique_ptr<RunWriter> RunWriter::resume(const std::string& dir, int64_t fro
   w->write_run_json();
   w->metrics_.open(std::filesystem::path(dir) / "metrics.jsonl", std::ios::app);
   if (!w->metrics_) throw ConfigError(fmt::format("run directory {}: cannot open metrics.jsonl", dir));
+  w->remember_files();
   // A line cut by a kill ends without a newline: start on a fresh line so ours parse.
   w->metrics_ << '\n';
   w->append({{"type", "resumed"}, {"global_step", from_step}}, true);
@@ -127,7 +152,10 @@ void RunWriter::append(const nlohmann::json& j, bool flush) {
 void RunWriter::append_line(std::ofstream& file, const char* name, const nlohmann::json& j, bool flush) {
   errno = 0;
   file << j.dump() << '\n';
-  if (flush) file.flush();
+  if (flush) {
+    file.flush();
+    check_files_still_there();  // two stat calls, at most once a second and at each epoch
+  }
   // A full disk (or a removed one) fails the run here, at the first write it refuses, rather
   // than training on with nothing recorded. What is on disk stays readable: run.json is
   // replaced only whole, and checkpoints only by renaming a complete file over the old one.

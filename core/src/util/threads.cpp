@@ -25,6 +25,12 @@ int intra_op_threads_per_replica(int replicas, int cores, int requested, int64_t
     if (why) *why = std::move(text);
   };
   if (requested > 0) {
+    const int most = kMaxIntraOpThreadsPerCore * std::max(1, cores);
+    if (requested > most) {
+      say(fmt::format("{} requested, capped at {}: {} a core on {} cores; more threads only wait for each other",
+                      requested, most, kMaxIntraOpThreadsPerCore, cores));
+      return most;
+    }
     say("as requested");
     return requested;
   }

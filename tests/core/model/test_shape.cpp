@@ -1,5 +1,6 @@
 // Shape analysis: every layer checked, errors on the offending layer.
 #include <gtest/gtest.h>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
@@ -63,4 +64,26 @@ TEST(Model, EmbeddingRulesAreChecked) {
             std::string::npos);
   EXPECT_NE(analyze(find_preset("spirals-mlp").model, text_input()).layers[0].error.find("start with an Embedding"),
             std::string::npos);
+}
+
+// Sizes a model file may hold, up to 2^63 - 1, never overflow the shape arithmetic (UBSan checks
+// it in scripts/sanitize.sh): a "same" pool wider than its input is the layer's error, and the
+// output length of a "same" window is the ceiling of the input over the stride.
+TEST(Model, HugeWindowsAndStridesAreTheLayersErrorNotAnOverflow) {
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  const auto model = [](const nlohmann::json& pool) {
+    return model_from_json({{"layers",
+                             {{{"type", "Embedding"}, {"input_dim", "vocab"}, {"output_dim", 4}}, pool,
+                              {{"type", "Flatten"}}, {{"type", "Dense"}, {"units", "classes"}}}}});
+  };
+  const auto a = analyze(model({{"type", "MaxPooling1D"}, {"pool_size", huge}, {"padding", "same"}}), text_input());
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.layers[1].error.find("pool 9223372036854775807 is larger than the input's size 300"), std::string::npos)
+      << a.layers[1].error;
+  const auto b = analyze(model({{"type", "MaxPooling1D"}, {"pool_size", 7}, {"padding", "same"}}), text_input());
+  ASSERT_TRUE(b.ok()) << b.describe_errors();
+  EXPECT_EQ(b.layers[1].output_shape, (std::vector<int64_t>{43, 4}));  // ceil(300 / 7)
+  const auto c = analyze(model({{"type", "MaxPooling1D"}, {"pool_size", 3}, {"strides", huge}}), text_input());
+  ASSERT_TRUE(c.ok()) << c.describe_errors();
+  EXPECT_EQ(c.layers[1].output_shape, (std::vector<int64_t>{1, 4}));
 }

@@ -42,3 +42,11 @@ TEST(Threads, ARequestedCountIsTakenAsItIs) {
   EXPECT_EQ(intra_op_threads_per_replica(1, 2, /*requested=*/3, /*shard_examples=*/8, &why), 3);
   EXPECT_EQ(why, "as requested");
 }
+
+TEST(Threads, ARequestBeyondTwiceTheCoresIsCappedAndSaysSo) {
+  std::string why;
+  EXPECT_EQ(intra_op_threads_per_replica(1, /*cores=*/2, /*requested=*/1024, 0, &why), 4);
+  EXPECT_EQ(why, "1024 requested, capped at 4: 2 a core on 2 cores; more threads only wait for each other");
+  EXPECT_EQ(intra_op_threads_per_replica(2, 2, /*requested=*/4, 0, &why), 4);  // the cap itself is allowed
+  EXPECT_EQ(why, "as requested");
+}

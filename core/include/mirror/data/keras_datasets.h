@@ -30,7 +30,8 @@ struct KerasDatasetOptions {
 std::string find_or_download(const std::string& file_name, const std::string& data_dir, const std::string& origin,
                              const std::string& sha256, bool allow_download);
 
-// $KERAS_HOME/datasets, else $HOME/.keras/datasets.
+// $KERAS_HOME/datasets, else ~/.keras/datasets (home_dir()). Throws ConfigError when there is no
+// home folder.
 std::string keras_cache_dir();
 
 // Lower-case hex SHA-256 of a file. Throws DataError if it cannot be read.

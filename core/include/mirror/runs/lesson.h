@@ -56,7 +56,7 @@ Lesson lesson_from_json(const nlohmann::json& j, const std::string& name, const 
 Lesson read_lesson_file(const std::string& path);
 
 // $MIRROR_LESSONS_DIR, else $XDG_DATA_HOME/mirror-workbench/lessons, else
-// ~/.local/share/mirror-workbench/lessons.
+// ~/.local/share/mirror-workbench/lessons. Throws ConfigError when there is no home folder.
 std::string lessons_dir();
 // The built-in lessons in display order, then the lessons folder's (by file name; one named as a
 // built-in one replaces it). A file that cannot be read is left out and said in `warnings`.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -59,13 +60,16 @@ class RunFollower {
   void read_run_json();
   void apply_line(const std::string& line);
   void derive();
+  // Reads metrics.jsonl from offset_ to `size`, applying each complete line.
+  void read_lines(std::ifstream& metrics, std::uintmax_t size);
 
   RunRecord record_;
   std::vector<std::string> base_warnings_;
   std::string meta_warning_;
   std::filesystem::file_time_type run_json_time_{}, meta_time_{};
   std::uintmax_t offset_ = 0;
-  std::string pending_;  // bytes after the last newline
+  std::string pending_;  // bytes after the last newline, at most a metrics line's limit
+  bool dropping_line_ = false;  // the line being read is over the limit: dropped up to its newline
   int64_t skipped_ = 0;
   double final_seconds_ = 0;
   double wall_offset_ = 0;  // wall time recorded before the latest resume

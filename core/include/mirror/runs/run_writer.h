@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "mirror/train/events.h"
 #include "mirror/util/machine_load.h"
@@ -53,6 +54,13 @@ class RunWriter : public EventSink {
   // Appends one line to `file` (named `name` in the run directory) and flushes it when asked;
   // throws RunError saying what to do when the disk refuses it.
   void append_line(std::ofstream& file, const char* name, const nlohmann::json& j, bool flush);
+  // Notes which folder and metrics file this writer holds open, so that later writes can tell
+  // when someone deleted, moved or replaced them (the open file would keep taking lines that no
+  // one can read, and the next checkpoint would make an empty folder of the same name).
+  void remember_files();
+  // Throws RunError saying what happened when the folder or metrics.jsonl is no longer the one
+  // remember_files() saw.
+  void check_files_still_there() const;
 
   std::string dir_;
   nlohmann::json run_;
@@ -64,6 +72,8 @@ class RunWriter : public EventSink {
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   // What else the machine ran while this session of the run trained: run.json's "machine".
   std::optional<CpuUseMeter> cpu_use_;
+  // (device, inode) of the run folder and of metrics.jsonl when they were opened.
+  std::pair<uint64_t, uint64_t> folder_id_{}, metrics_id_{};
 };
 
 // This machine's host name, as run.json records it.

@@ -17,7 +17,12 @@ int usable_cores();
 // and 9,615 at 256. (Before the kernels, on LibTorch's layers, the crossover was near 64.)
 inline constexpr int64_t kExamplesPerIntraOpThread = 128;
 
-// Intra-op threads for each of `replicas` replica threads on `cores` cores: `requested` when > 0;
+// The most intra-op threads a replica is given for each core, whatever is requested: beyond that
+// they only wait for each other (1,024 threads on 2 cores took 43 s a step).
+inline constexpr int kMaxIntraOpThreadsPerCore = 2;
+
+// Intra-op threads for each of `replicas` replica threads on `cores` cores: `requested` when > 0
+// (at most kMaxIntraOpThreadsPerCore x cores, `why` then saying it was capped);
 // otherwise cores / replicas (at least 1), and, when `shard_examples` (the examples of a replica's
 // shard in a training step) is known (> 0), no more than one thread per kExamplesPerIntraOpThread
 // of them. `why`, when given, receives which rule decided, in words. Pure function.
