@@ -280,7 +280,12 @@ TEST(RunFollower, ALineLongerThanAnyMetricsLineIsDroppedWithoutBeingHeldWhole) {
     const int64_t before = resident_kib("VmRSS");
     RunFollower f(dir.str());
     const int64_t grew = resident_kib("VmHWM") - before;
-    ::_exit(f.record().steps.size() == 1 && grew < 32 * 1024 ? 0 : grew >= 32 * 1024 ? 2 : 1);
+#ifdef __SANITIZE_THREAD__
+    const bool held = false;  // ThreadSanitizer's shadow memory grows with every byte read: not measured
+#else
+    const bool held = grew >= 32 * 1024;
+#endif
+    ::_exit(f.record().steps.size() != 1 ? 1 : held ? 2 : 0);
   }
   int status = 0;
   ::waitpid(child, &status, 0);
