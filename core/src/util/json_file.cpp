@@ -96,6 +96,14 @@ int64_t json_nesting_depth(std::string_view text) {
 
 nlohmann::json parse_json_text(std::string_view text, const std::string& what, const JsonLimits& limits) {
   if (text.size() > limits.max_bytes) refuse_size(limits, what, text.size());
+  // JSON has no raw NUL (inside a string it is \u0000), and nlohmann's parser takes one for the
+  // end of the input: what followed was dropped without a word. Only NULs to the end (what a
+  // crash can leave at the end of a file a filesystem had grown) are taken as its end.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    if (text.find_first_not_of('\0', nul) != std::string_view::npos)
+      refuse(limits, fmt::format("{} is not valid JSON (a NUL byte at offset {}; is it a binary file?)", what, nul));
+    text = text.substr(0, nul);
+  }
   if (const int64_t depth = json_nesting_depth(text); depth > limits.max_depth)
     refuse(limits, fmt::format("{} is nested {} levels deep; the limit is {}", what, with_thousands(depth),
                                limits.max_depth));

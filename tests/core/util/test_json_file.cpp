@@ -72,6 +72,17 @@ TEST(JsonFile, TooDeepOrTooLargeIsRefusedBeforeParsingWithTheReason) {
             std::string::npos);
 }
 
+// nlohmann's parser stops at a NUL byte, and dropped what followed without a word: "5\0{...}"
+// read as 5 (found by fuzz_json, whose depth check saw the brackets after the NUL).
+TEST(JsonFile, ANulByteIsRefusedNotTakenForTheEnd) {
+  using namespace std::string_literals;
+  EXPECT_EQ(error_of<DataError>([] { parse_json_text("5\0{\"a\": [1]}"s, "nul.json", kRunJson); }),
+            "nul.json is not valid JSON (a NUL byte at offset 1; is it a binary file?)");
+  EXPECT_EQ(parse_json_text("{\"a\": \"x\\u0000y\"}", "escaped.json", kRunJson).at("a").get<std::string>(), "x\0y"s);
+  // NULs to the end, as a crash can leave them after a file's last write, end it.
+  EXPECT_EQ(parse_json_text("{\"a\": 5}\n\0\0\0"s, "padded.json", kRunJson).at("a"), 5);
+}
+
 TEST(JsonFile, AFileIsReadWithinItsLimitAndADirectoryOrAMissingFileIsRefused) {
   TempDir dir;
   write_file(dir.path() / "ok.json", R"({"a": [1, 2]})");
