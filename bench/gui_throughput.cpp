@@ -17,10 +17,10 @@
 
 #include "mirror/data/registry.h"
 #include "mirror/train/trainer.h"
-#include "ui/dataset_panel.h"
-#include "ui/main_window.h"
-#include "ui/metric_chart.h"
-#include "ui/strategy_view.h"
+#include "ui/classroom/strategy_view.h"
+#include "ui/live/metric_chart.h"
+#include "ui/setup/dataset_panel.h"
+#include "ui/window/main_window.h"
 
 namespace {
 mirror::TrainConfig bench_config(int64_t steps) {

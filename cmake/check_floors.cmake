@@ -1,9 +1,11 @@
 # Fails the build when an #include goes against the floors of the tree (docs/ARCHITECTURE.md):
 #   core:  util -> data -> model -> optim -> strategy -> train -> runs   (a floor includes only
 #          its own and lower floors), and nothing in core includes Qt;
-#   ui:    never includes LibTorch directly (the window never touches a tensor);
+#   ui:    never includes LibTorch directly (the window never touches a tensor), and its folders
+#          stand in floors: widgets -> run -> live, setup, runs, classroom (side by side) -> window;
 #   app/mirrortrain: never includes the ui.
 # Run as: cmake -DSOURCE_DIR=<repo> -P check_floors.cmake
+cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
 set(floors util data model optim strategy train runs)
 list(JOIN floors " -> " floor_text)
 set(problems "")
@@ -43,12 +45,48 @@ foreach(rel IN LISTS core_files)
   endforeach()
 endforeach()
 
-file(GLOB ui_files "${SOURCE_DIR}/ui/*.h" "${SOURCE_DIR}/ui/*.cpp")
-foreach(path IN LISTS ui_files)
-  file(STRINGS "${path}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*<(torch|ATen|c10)/")
+# ui: every source sits in a folder; a folder includes its own, and lower ones only. The four
+# views (live, setup, runs, classroom) stand side by side on one floor and do not include each other.
+set(ui_floors widgets run views window)
+set(ui_views live setup runs classroom)
+list(JOIN ui_views ", " ui_view_text)
+set(ui_floor_text "widgets -> run -> ${ui_view_text} -> window")
+function(ui_floor_of area out)
+  if(area IN_LIST ui_views)
+    set(area views)
+  endif()
+  list(FIND ui_floors "${area}" rank)
+  set(${out} ${rank} PARENT_SCOPE)
+endfunction()
+
+file(GLOB_RECURSE ui_files RELATIVE "${SOURCE_DIR}/ui" "${SOURCE_DIR}/ui/*.h" "${SOURCE_DIR}/ui/*.cpp")
+foreach(rel IN LISTS ui_files)
+  set(path "${SOURCE_DIR}/ui/${rel}")
+  file(STRINGS "${path}" includes REGEX "^[ \t]*#[ \t]*include")
+  if(NOT rel MATCHES "^([a-z_]+)/[^/]+$")
+    list(APPEND problems "ui/${rel}: not inside one ui folder (${ui_floor_text})")
+    continue()
+  endif()
+  set(area "${CMAKE_MATCH_1}")
+  ui_floor_of("${area}" rank)
+  if(rank LESS 0)
+    list(APPEND problems "ui/${rel}: '${area}' is not a ui folder (${ui_floor_text}); add it to cmake/check_floors.cmake in its place")
+    continue()
+  endif()
   foreach(line IN LISTS includes)
-    file(RELATIVE_PATH rel "${SOURCE_DIR}" "${path}")
-    list(APPEND problems "${rel}: the ui never touches a tensor (${line})")
+    if(line MATCHES "#[ \t]*include[ \t]*<(torch|ATen|c10)/")
+      list(APPEND problems "ui/${rel}: the ui never touches a tensor (${line})")
+    elseif(line MATCHES "#[ \t]*include[ \t]*\"ui/([a-z_]+)/")
+      set(target "${CMAKE_MATCH_1}")
+      ui_floor_of("${target}" target_rank)
+      if(target_rank GREATER rank)
+        list(APPEND problems "ui/${rel}: ${area}/ includes ${target}/, a higher floor (${line})")
+      elseif(target_rank EQUAL rank AND NOT target STREQUAL area)
+        list(APPEND problems "ui/${rel}: ${area}/ includes ${target}/, a view beside it (what both need goes down to run/ or widgets/): ${line}")
+      endif()
+    elseif(line MATCHES "#[ \t]*include[ \t]*\"ui/[^/]+\"")
+      list(APPEND problems "ui/${rel}: includes a ui file outside the folders (${line})")
+    endif()
   endforeach()
 endforeach()
 

@@ -23,14 +23,14 @@
 #include <cstring>
 #include <memory>
 
-#include "ui/compare_view.h"
-#include "ui/dataset_panel.h"
-#include "ui/main_window.h"
 #include "mirror/runs/lesson.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/util/error.h"
 #include "mirror/util/untrusted_text.h"
 #include "mirror/util/version.h"
+#include "ui/runs/compare_view.h"
+#include "ui/setup/dataset_panel.h"
+#include "ui/window/main_window.h"
 
 namespace {
 

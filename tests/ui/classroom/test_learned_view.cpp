@@ -1,0 +1,221 @@
+// The Learned tab (confusion matrix, examples, decision regions) and the Data tab's scatter plot,
+// driven by a real run and by a recorded one; on Qt's offscreen platform.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QtTest>
+
+#include <fstream>
+
+#include "mirror/data/registry.h"
+#include "mirror/runs/evaluations.h"
+#include "ui/classroom/confusion_matrix.h"
+#include "ui/classroom/learned_view.h"
+#include "ui/run/live_run.h"
+#include "ui/run/run_launcher.h"
+#include "ui/run/training_controller.h"
+#include "ui/setup/dataset_panel.h"
+#include "ui/widgets/class_look.h"
+#include "ui/widgets/point_plot.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+namespace {
+TrainConfig points_config(int epochs) {
+  TrainConfig c = config_from_preset("spirals-mlp");
+  c.dataset.name = "blobs";
+  c.epochs = epochs;
+  c.batch_size = 32;
+  c.devices.logical = 2;
+  return c;
+}
+
+// A recorded run of three classes whose last validation is known cell by cell:
+//   true 0: 5 right, 1 taken for 1      true 1: 4 taken for 2, 2 right      true 2: 3 right
+Evaluation known_evaluation(int epoch) {
+  EvaluationBuilder b(3);
+  const std::vector<int64_t> labels = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2};
+  TopPredictions top;
+  top.k = 2;
+  for (const int32_t p : {0, 0, 1, 0, 0, 0, 2, 1, 2, 2, 1, 2, 2, 2, 2}) {
+    top.classes.insert(top.classes.end(), {p, (p + 1) % 3});
+    top.probabilities.insert(top.probabilities.end(), {0.75f, 0.25f});
+  }
+  b.add(labels.data(), static_cast<int64_t>(labels.size()), top);
+  return std::move(b).finish(epoch, epoch * 10);
+}
+
+QString recorded_run(const QTemporaryDir& root) {
+  const QString dir = root.filePath("known");
+  QDir().mkpath(dir);
+  std::ofstream(QDir(dir).filePath("run.json").toStdString()) << R"({"format":1,"status":"finished","config":{}})";
+  std::ofstream out(QDir(dir).filePath(kEvaluationsFile).toStdString());
+  out << to_json(known_evaluation(1)).dump() << '\n' << to_json(known_evaluation(2)).dump() << '\n';
+  return dir;
+}
+}  // namespace
+
+class LearnedViewTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { register_event_types(); }
+
+  // A real run on three blobs: one validation per epoch, a matrix that adds up to the validation
+  // split, and decision regions that agree with the points they were learned from.
+  void aRunOnPointsShowsItsMatrixAndItsDecisionRegions() {
+    QTemporaryDir runs;
+    qputenv("MIRROR_RUNS_DIR", runs.path().toUtf8());
+    RunLauncher launcher;
+    LearnedView view(launcher.live());
+    view.resize(900, 700);
+    view.show();
+    const auto data = load_dataset(points_config(3).dataset);
+    view.set_dataset(data);
+    QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
+    launcher.start_run(points_config(3), data);
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(launcher.live()->last_result().status, RunStatus::kFinished);
+    QCOMPARE(view.epoch_choice()->count(), 3);
+    QVERIFY(view.epoch_choice()->currentText().contains("latest"));
+    const int64_t validation = data->size(Split::kValidation);
+    QCOMPARE(view.matrix()->evaluation().total(), validation);
+    int64_t listed = 0;
+    for (int r = 0; r < view.per_class()->rowCount(); ++r) listed += view.per_class()->item(r, 1)->text().toLongLong();
+    QCOMPARE(listed, validation);
+    QVERIFY(view.per_class()->item(0, 0)->text().startsWith("0"));
+    // The decision regions: shown, with the validation points, each mostly inside its own class's region.
+    QVERIFY(view.regions()->isVisible());
+    QVERIFY(view.regions()->has_regions());
+    QCOMPARE(static_cast<int64_t>(view.regions()->points().size()), validation);
+    int inside = 0;
+    for (const auto& p : view.regions()->points()) {
+      const QColor c = view.regions()->region_color_at(p.x, p.y);
+      inside += c.isValid() && c.rgb() == class_color(p.label).rgb();
+    }
+    QVERIFY2(inside >= 0.9 * static_cast<double>(validation), qPrintable(QString("%1 of %2").arg(inside).arg(validation)));
+    // The recorded run holds the same three validations.
+    const auto recorded = read_evaluations(launcher.run_dir().toStdString());
+    QCOMPARE(recorded.size(), size_t{3});
+    QCOMPARE(recorded.back().confusion, view.matrix()->evaluation().confusion);
+    // An earlier epoch can be chosen and stays chosen.
+    view.epoch_choice()->setCurrentIndex(0);
+    Q_EMIT view.epoch_choice()->activated(0);
+    QCOMPARE(view.shown()->epoch, 1);
+  }
+
+  // A recorded run: hovering a cell says its count and examples; clicking lists them; the most
+  // confused pairs and the per-class accuracy read as the counts say.
+  void aCellTellsItsCountAndListsItsExamples() {
+    QTemporaryDir root;
+    TrainingController controller;
+    LiveRun live(&controller);
+    LearnedView view(&live);
+    view.resize(900, 700);
+    view.show();
+    live.begin_resume(recorded_run(root).toStdString());
+    QCOMPARE(view.epoch_choice()->count(), 2);
+    ConfusionMatrixView* m = view.matrix();
+    QCOMPARE(m->evaluation().epoch, 2);
+    QVERIFY(view.summary()->text().contains("10 of 15"));
+    QCOMPARE(m->cell_at(m->cell_center(1, 2)), std::make_pair(int64_t{1}, int64_t{2}));
+    QCOMPARE(m->cell_at(QPoint(0, 0)), std::make_pair(int64_t{-1}, int64_t{-1}));
+    const QString tip = m->cell_tooltip(1, 2);
+    QVERIFY2(tip.contains("True 1, predicted 2: 4 examples (66.7% of 6)"), qPrintable(tip));
+    QVERIFY2(tip.contains("#6 (75%), #8 (75%), #9 (75%)"), qPrintable(tip));
+    QCOMPARE(m->cell_text(1, 2), QString("4"));
+    view.count_choice()->setCurrentIndex(1);
+    QCOMPARE(m->cell_text(1, 2), QString("67%"));
+    QCOMPARE(m->cell_text(2, 0), QString());
+    // Clicking a cell lists its examples (the first three of four), with the top guesses.
+    QTest::mouseClick(m, Qt::LeftButton, {}, m->cell_center(1, 2));
+    QCOMPARE(m->selected(), std::make_pair(int64_t{1}, int64_t{2}));
+    QCOMPARE(view.examples()->count(), 3);
+    QVERIFY2(view.examples()->item(0)->text().contains("#6, true 1\npredicted 2 75% · 0 25%"),
+             qPrintable(view.examples()->item(0)->text()));
+    // Clicking it again clears the choice: every recorded example, or the mistakes only.
+    QTest::mouseClick(m, Qt::LeftButton, {}, m->cell_center(1, 2));
+    QCOMPARE(m->selected(), std::make_pair(int64_t{-1}, int64_t{-1}));
+    const int all = view.examples()->count();
+    view.mistakes_only()->setChecked(true);
+    QCOMPARE(view.examples()->count(), 4);  // 0 as 1 (one), 1 as 2 (three kept of four)
+    QVERIFY(all > 4);
+    // The most confused pair comes first; clicking it selects its cell.
+    QVERIFY2(view.most_confused()->item(0)->text().startsWith("1 taken for 2: 4 (66.7% of 1)"),
+             qPrintable(view.most_confused()->item(0)->text()));
+    QCOMPARE(view.most_confused()->count(), 2);
+    Q_EMIT view.most_confused()->itemClicked(view.most_confused()->item(1));
+    QCOMPARE(m->selected(), std::make_pair(int64_t{0}, int64_t{1}));
+    QCOMPARE(view.per_class()->item(1, 2)->text(), QString("33.3%"));
+    QCOMPARE(view.per_class()->item(2, 2)->text(), QString("100.0%"));
+    // Points only for 2-D data: this run has none.
+    QVERIFY(!view.regions()->isVisible());
+  }
+
+  // A recorded run chosen on the Runs page shows on the Learned tab, and the next live run takes
+  // the tab back.
+  void aRecordedRunShowsUntilTheNextRunBegins() {
+    QTemporaryDir root;
+    TrainingController controller;
+    LiveRun live(&controller);
+    LearnedView view(&live);
+    QVERIFY(view.show_recorded(recorded_run(root)));
+    QVERIFY(view.showing_recorded());
+    QCOMPARE(view.epoch_choice()->count(), 2);
+    QVERIFY2(view.summary()->text().startsWith("Recorded run known."), qPrintable(view.summary()->text()));
+    live.begin();
+    QVERIFY(!view.showing_recorded());
+    QCOMPARE(view.epoch_choice()->count(), 0);
+    QVERIFY(view.shown() == nullptr);
+    QVERIFY(!view.show_recorded(root.filePath("nothing")));
+    QVERIFY2(view.summary()->text().contains("recorded no validations"), qPrintable(view.summary()->text()));
+  }
+
+  // The Data tab draws a point dataset as a scatter plot of its training split, and hides the plot
+  // for other data.
+  void theDataTabDrawsPointsAsAScatterPlot() {
+    DatasetPanel panel;
+    panel.show();
+    QSignalSpy changed(&panel, &DatasetPanel::dataset_changed);
+    panel.set_dataset("spirals");
+    panel.load();
+    QVERIFY(changed.wait(30000));
+    QVERIFY(panel.dataset());
+    QVERIFY(panel.point_plot()->isVisible());
+    QCOMPARE(static_cast<int64_t>(panel.point_plot()->points().size()), panel.dataset()->size(Split::kTrain));
+    panel.set_dataset("synthetic-text");
+    panel.load();
+    QVERIFY(changed.wait(60000));
+    QVERIFY(!panel.point_plot()->isVisible());
+  }
+
+  // A dataset chosen while another loads: loading() holds until the second is in, never
+  // reading false in between with no dataset (mirrorbench --train polled it and trained nothing).
+  void aSecondChoiceWhileLoadingKeepsLoadingUntilItIsIn() {
+    DatasetPanel panel;
+    panel.set_dataset("synthetic-text");
+    panel.load();
+    panel.set_dataset("spirals");
+    panel.load();
+    QElapsedTimer t;
+    t.start();
+    int gaps = 0;
+    while (t.elapsed() < 60000) {
+      QCoreApplication::processEvents();
+      if (panel.loading()) continue;
+      if (!panel.dataset() || panel.dataset()->info().name != "spirals") ++gaps;
+      break;
+    }
+    QCOMPARE(gaps, 0);
+    QVERIFY(panel.dataset());
+    QCOMPARE(panel.dataset()->info().name, std::string("spirals"));
+  }
+};
+
+QTEST_MAIN(LearnedViewTest)
+#include "test_learned_view.moc"

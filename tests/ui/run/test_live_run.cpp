@@ -1,0 +1,182 @@
+// The LiveRun model that live views subscribe to, the run lifecycle behind the window, and the
+// Devices tab's list of all-reduce backends; on Qt's offscreen platform.
+#include <QElapsedTimer>
+#include <QFile>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "mirror/data/registry.h"
+#include "mirror/runs/run_reader.h"
+#include "mirror/strategy/fake_communicator.h"
+#include "ui/live/live_page.h"
+#include "ui/live/metric_chart.h"
+#include "ui/run/live_run.h"
+#include "ui/run/run_launcher.h"
+#include "ui/run/training_controller.h"
+#include "ui/setup/devices_panel.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+namespace {
+TrainConfig blobs_config(int epochs) {
+  TrainConfig c = config_from_preset("spirals-mlp");
+  c.dataset.name = "blobs";
+  c.epochs = epochs;
+  c.batch_size = 32;
+  c.devices.logical = 2;
+  return c;
+}
+// Runs go to a fresh folder for the test's length; ctest's runs folder comes back however it ends.
+struct TempRunsDir {
+  QTemporaryDir root;
+  QByteArray old = qgetenv("MIRROR_RUNS_DIR");
+  TempRunsDir() { qputenv("MIRROR_RUNS_DIR", root.path().toUtf8()); }
+  ~TempRunsDir() { qputenv("MIRROR_RUNS_DIR", old); }
+};
+}  // namespace
+
+class LiveRunTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { register_event_types(); }
+
+  // A view that only subscribes to LiveRun sees the whole run: the start, frames carrying every
+  // step, and the end, with frames paced (never one per step).
+  void aSubscribedViewSeesTheRunInPacedFrames() {
+    RunLauncher launcher;
+    launcher.set_recording(false);
+    LiveRun* live = launcher.live();
+    int frames = 0;
+    qint64 steps_at_last_frame = 0;
+    QObject view;  // stands for any new view: it connects to the model and nothing else
+    connect(live, &LiveRun::frame, &view, [&] {
+      ++frames;
+      steps_at_last_frame = live->metrics().steps();
+    });
+    QSignalSpy started(live, &LiveRun::run_started);
+    QSignalSpy finished(live, &LiveRun::run_finished);
+    QElapsedTimer t;
+    t.start();
+    launcher.start_run(blobs_config(20), load_dataset(blobs_config(20).dataset));
+    QVERIFY(launcher.running());
+    QVERIFY(finished.wait(60000));
+    const double seconds = static_cast<double>(t.elapsed()) / 1000.0;
+    QCOMPARE(started.count(), 1);
+    QCOMPARE(live->last_result().status, RunStatus::kFinished);
+    QVERIFY(!launcher.running());
+    const qint64 steps = live->metrics().steps();
+    QCOMPARE(steps, live->last_result().steps);
+    QCOMPARE(steps_at_last_frame, steps);  // the last frame came after the last step
+    QVERIFY2(frames >= 2, qPrintable(QString("%1 frames").arg(frames)));
+    // At most ~30 frames a second (plus the forced last one), far fewer than the steps.
+    QVERIFY2(frames <= 30 * seconds + 3, qPrintable(QString("%1 frames in %2 s").arg(frames).arg(seconds)));
+    QVERIFY2(frames < steps, qPrintable(QString("%1 frames for %2 steps").arg(frames).arg(steps)));
+  }
+
+  // The window's lifecycle records through the same RecordedRun as the CLI, and a failure in the
+  // all-reduce (injected with the fake communicator) ends the run with its message.
+  void launchedRunsAreRecordedAndFailuresArriveAsFinished() {
+    const TempRunsDir runs;
+    RunLauncher launcher;
+    QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
+    TrainConfig c = blobs_config(1);
+    c.max_steps = 5;
+    launcher.start_run(c, nullptr);  // the dataset is loaded on the run's thread
+    QVERIFY(!launcher.run_dir().isEmpty());
+    QVERIFY(finished.wait(60000));
+    const RunRecord r = read_run(launcher.run_dir().toStdString());
+    QCOMPARE(QString::fromStdString(r.status), QString("finished"));
+    QCOMPARE(r.steps.size(), size_t{5});
+
+    const auto fake = register_fake_communicator(FaultPlan{/*rank=*/0, /*fail_at_call=*/3, 0, 0});
+    c.strategy.communicator = "fake";
+    QTRY_VERIFY_WITH_TIMEOUT(!launcher.controller()->running(), 10000);  // the last thread has ended
+    launcher.start_run(c, nullptr);
+    QVERIFY(finished.wait(60000));
+    const RunFinished fin = launcher.live()->last_result();
+    QCOMPARE(fin.status, RunStatus::kFailed);
+    QVERIFY2(fin.message.find("injected failure in collective 3 on rank 0") != std::string::npos, fin.message.c_str());
+    QCOMPARE(launcher.live()->metrics().steps(), qint64{2});
+  }
+
+  // Resuming a recorded run shows the whole run: the recorded steps up to its checkpoint, then
+  // the resumed ones in their places (issue: resumed runs drew empty or cut-off charts).
+  void aResumedRunsLiveChartsHoldTheWholeRun() {
+    const TempRunsDir runs;
+    RunLauncher launcher;
+    QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
+    TrainConfig c = blobs_config(1);  // 2,000 examples at batch 32: 63 steps
+    c.max_steps = 20;
+    c.checkpoints.every_steps = 8;
+    launcher.start_run(c, nullptr);
+    QVERIFY(finished.wait(60000));
+    const std::string dir = launcher.run_dir().toStdString();
+    QCOMPARE(read_run(dir).steps.size(), size_t{20});
+    // As after a kill: steps 17-20 were recorded, but the newest checkpoint is step 16's.
+    QVERIFY(QFile::remove(QString::fromStdString(dir) + "/checkpoints/ckpt-20.pt"));
+    QTRY_VERIFY_WITH_TIMEOUT(!launcher.controller()->running(), 10000);
+    launcher.resume_run(QString::fromStdString(dir), 1);
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(launcher.live()->last_result().status, RunStatus::kFinished);
+    const auto& loss = launcher.live()->metrics().raw(Metric::kLoss);
+    QCOMPARE(loss.size(), 63);
+    for (int i = 0; i < loss.size(); ++i) QCOMPARE(loss[i].x(), double(i + 1));  // steps 1..63, once each
+    QCOMPARE(launcher.live()->metrics().train_epochs(Metric::kLoss).size(), 1);
+  }
+
+  // The live page's numbers are the typical ones: the replica view shows a whole-batch step, the
+  // sync line follows the checks, and a top-k chart of k >= classes (always 1) is not shown.
+  void theLivePageShowsSteadyNumbers() {
+    RunLauncher launcher;
+    launcher.set_recording(false);
+    LivePage page(launcher.live());
+    QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
+    TrainConfig c = blobs_config(2);  // 2,000 examples at batch 32: 62 whole steps and one of 16, twice
+    c.strategy.sync_check_every = 50;
+    launcher.start_run(c, load_dataset(c.dataset));
+    QVERIFY(finished.wait(60000));
+    const LiveRun& live = *launcher.live();
+    QCOMPARE(live.last_step().samples, int64_t{16});
+    QCOMPARE(live.typical_step().samples, int64_t{32});
+    QCOMPARE(live.typical_step().replicas.size(), size_t{2});
+    QCOMPARE(live.typical_step().replicas[0].shard_size, int64_t{16});
+    QCOMPARE(live.last_sync_check(), int64_t{100});
+    QVERIFY(page.chart(Metric::kTopK)->isHidden());  // blobs has 3 classes, top-5
+    QVERIFY(!page.chart(Metric::kLoss)->isHidden());
+    QVERIFY(live.recent_samples_per_sec() > 0);
+  }
+
+  // With a demo pace the rate and the ETA follow the wall clock, not the steps' own time.
+  void aPacedRunShowsItsWallClockRate() {
+    RunLauncher launcher;
+    launcher.set_recording(false);
+    launcher.controller()->set_pace(40);
+    QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
+    TrainConfig c = blobs_config(1);
+    c.max_steps = 30;
+    launcher.start_run(c, load_dataset(c.dataset));
+    QVERIFY(finished.wait(60000));
+    const double rate = launcher.live()->recent_samples_per_sec();
+    QVERIFY2(rate > 0 && rate < 40 * 32 * 1.5, qPrintable(QString("%1 samples/s at 40 steps/s of 32").arg(rate)));
+  }
+
+  void devicesTabListsEveryBackendWithItsAvailability() {
+    DevicesPanel panel;
+    panel.set_logical(2);
+    QListWidget* list = panel.backend_list();
+    QCOMPARE(list->count(), static_cast<int>(CommunicatorRegistry::instance().backends().size()));
+    QStringList rows;
+    for (int i = 0; i < list->count(); ++i) rows << list->item(i)->text();
+    const QString all = rows.join("\n");
+    QVERIFY2(all.contains("✓ shared-memory"), qPrintable(all));
+    QVERIFY2(all.contains("✓ reduce-to-one"), qPrintable(all));
+    QVERIFY2(all.contains("✗ none: serves one replica only"), qPrintable(all));
+    QVERIFY(list->item(1)->toolTip().contains("gather to replica 0"));
+  }
+};
+
+QTEST_MAIN(LiveRunTest)
+#include "test_live_run.moc"

@@ -1,0 +1,103 @@
+// Models in and out of the window: a Keras model file opened into the model editor and trained,
+// and File → Export model…'s dialog writing a recorded run's model.
+#include <QRadioButton>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "mirror/runs/run_reader.h"
+#include "ui/run/training_controller.h"
+#include "ui/runs/export_model_dialog.h"
+#include "ui/setup/dataset_panel.h"
+#include "ui/setup/model_panel.h"
+#include "ui/setup/training_panel.h"
+#include "ui/window/main_window.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+namespace {
+// A Keras 2 model.to_json() of a small MLP for 2-D points (3 classes), with its InputLayer.
+constexpr const char* kKerasMlp = R"({"class_name": "Sequential", "keras_version": "2.11.0", "backend": "tensorflow",
+  "config": {"name": "keras_mlp", "layers": [
+    {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 2], "dtype": "float32", "name": "dense_input"}},
+    {"class_name": "Dense", "config": {"name": "hidden", "units": 32, "activation": "relu", "use_bias": true,
+      "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}},
+      "bias_initializer": {"class_name": "Zeros", "config": {}}}},
+    {"class_name": "Dropout", "config": {"name": "dropout", "rate": 0.1}},
+    {"class_name": "Dense", "config": {"name": "output", "units": 3, "activation": "softmax"}}]}})";
+}  // namespace
+
+class ModelExchangeTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { register_event_types(); }
+
+  void aKerasModelOpensTrainsAndExports() {
+    QTemporaryDir tmp;
+    const QString keras = tmp.filePath("keras_mlp.json");
+    std::ofstream(keras.toStdString()) << kKerasMlp;
+
+    MainWindow w(/*restore_settings=*/false);
+    w.resize(1200, 800);
+    w.show();
+    w.apply_preset("spirals-mlp");
+    w.dataset_panel()->set_dataset("blobs");
+    w.dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading() && w.dataset_panel()->dataset(), 30000);
+    w.training_panel()->set_values("adam", 0.01, 64, 1);
+
+    const QStringList notes = w.model_panel()->open_model_file(keras);
+    QCOMPARE(w.model_panel()->spec().layers.size(), size_t{3});
+    QCOMPARE(w.model_panel()->spec().layers[0].name, std::string("hidden"));
+    QCOMPARE(w.model_panel()->preset_box()->currentText(), QString("custom"));
+    QVERIFY2(w.model_panel()->ok(), qPrintable(w.model_panel()->problem()));
+    QVERIFY(notes.join(" ").contains("(None, 2)"));
+
+    // A broken file leaves the model as it was and says why.
+    std::ofstream(tmp.filePath("lstm.json").toStdString())
+        << R"({"class_name": "Sequential", "config": {"layers": [{"class_name": "LSTM", "config": {"name": "lstm"}}]}})";
+    try {
+      w.model_panel()->open_model_file(tmp.filePath("lstm.json"));
+      QFAIL("expected a ConfigError");
+    } catch (const std::exception& e) {
+      QVERIFY2(QString(e.what()).contains("'lstm' (LSTM)"), e.what());
+    }
+    QCOMPARE(w.model_panel()->spec().layers.size(), size_t{3});
+
+    QSignalSpy done(&w, &MainWindow::run_finished);
+    w.train_action()->trigger();
+    QVERIFY(done.wait(60000));
+    QCOMPARE(w.last_result().status, RunStatus::kFinished);
+    const auto record = read_run(w.run_dir().toStdString());
+    QCOMPARE(QString::fromStdString(record.run["config"]["model"]["layers"][0]["name"].get<std::string>()), QString("hidden"));
+
+    ExportModelDialog dialog(w.run_dir());
+    QCOMPARE(dialog.folder()->text(), QDir(w.run_dir()).filePath("export"));
+    dialog.onnx()->setChecked(true);
+    dialog.folder()->setText(tmp.filePath("exported"));
+    QVERIFY2(dialog.export_now(), qPrintable(dialog.error()));
+    QCOMPARE(dialog.written().size(), 3);
+    QVERIFY(QFileInfo(tmp.filePath("exported/model.onnx")).size() > 1000);
+    QVERIFY(QFileInfo::exists(tmp.filePath("exported/sample_output.npy")));
+  }
+
+  void exportingSomethingThatIsNotARunSaysSo() {
+    QTemporaryDir tmp;
+    ExportModelDialog dialog(tmp.path());
+    QVERIFY(!dialog.best()->isEnabled());  // no best.pt here
+    QVERIFY(!dialog.export_now());
+    QVERIFY2(dialog.error().contains("run.json"), qPrintable(dialog.error()));
+    QVERIFY(dialog.written().isEmpty());
+  }
+};
+
+QTEST_MAIN(ModelExchangeTest)
+#include "test_model_exchange.moc"

@@ -1,0 +1,228 @@
+// Names the window did not write (a run's name and status message in run.json, a run folder's
+// name, a Keras layer's name, a lesson file's name) show as their characters, never as markup:
+// in chart legends and what is exported from them, the runs list's tooltips, the Keras error
+// box, the lessons dialog, and the reports. And a launch script never carries a name as code.
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QDir>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
+#include <QLabel>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTextDocument>
+#include <QTimer>
+#include <QtTest>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+
+#include "mirror/data/registry.h"
+#include "mirror/runs/run_reader.h"
+#include "mirror/runs/run_writer.h"
+#include "mirror/train/trainer.h"
+#include "ui/classroom/lesson_panel.h"
+#include "ui/run/training_controller.h"
+#include "ui/runs/compare_view.h"
+#include "ui/runs/runs_browser.h"
+#include "ui/setup/launch_dialog.h"
+#include "ui/window/main_window.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+namespace {
+const QString kHeading = "<h1>BIG</h1><img src=x onerror=alert(1)>";
+const QString kEntities = "a & b &lt;c&gt;";
+const QString kLink = "[x](javascript:alert(1)) a|b `c`";
+
+// What Qt shows for `text` in a place that decides by looking (Qt::AutoText): a tooltip, a
+// QMessageBox, a QLabel left on AutoText.
+QString shown_auto(const QString& text) {
+  if (!Qt::mightBeRichText(text)) return text;
+  QTextDocument doc;
+  doc.setHtml(text);
+  return doc.toPlainText();
+}
+
+QString shown(const QLabel* label) {
+  if (label->textFormat() == Qt::PlainText) return label->text();
+  if (label->textFormat() == Qt::AutoText) return shown_auto(label->text());
+  QTextDocument doc;
+  doc.setHtml(label->text());
+  return doc.toPlainText();
+}
+
+// Every text a chart's scene shows (legend labels, titles, axis labels), as shown.
+QStringList scene_texts(QChartView* view) {
+  QStringList out;
+  for (QGraphicsItem* item : view->chart()->scene()->items())
+    if (auto* text = qgraphicsitem_cast<QGraphicsTextItem*>(item); text && text->isVisible()) out << text->toPlainText();
+  return out;
+}
+
+QString text_of(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+// A short recorded run in `root`/`folder`, named `name` in meta.json.
+QString record_named_run(const QString& root, const QString& folder, const QString& name, double lr) {
+  TrainConfig c = config_from_preset("spirals-mlp");
+  c.dataset.name = "blobs";
+  c.dataset.train_size = 256;
+  c.dataset.val_size = 64;
+  c.optimizer.learning_rate = lr;
+  c.batch_size = 32;
+  c.epochs = 2;
+  const QString dir = root + "/" + folder;
+  Trainer trainer(c, load_dataset(c.dataset));
+  RunWriter writer(dir.toStdString(), to_json(c));
+  TrainControl control;
+  trainer.run(writer, control);
+  write_meta(dir.toStdString(), RunMeta{name.toStdString(), {}, {}});
+  return dir;
+}
+
+// Calls `act`, which opens a modal QMessageBox; returns what the box showed, and closes it.
+QString message_box_text(const std::function<void()>& act) {
+  QString seen = "(no message box)";
+  QTimer poll;
+  poll.setInterval(20);
+  QObject::connect(&poll, &QTimer::timeout, [&] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+      seen = box->textFormat() == Qt::PlainText ? box->text()
+             : box->textFormat() == Qt::RichText ? [&] { QTextDocument d; d.setHtml(box->text()); return d.toPlainText(); }()
+                                                 : shown_auto(box->text());
+      box->done(0);
+    }
+  });
+  poll.start();
+  act();
+  return seen;
+}
+}  // namespace
+
+class UntrustedNamesTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir tmp_;
+  QString root_;
+  QStringList dirs_;
+
+ private Q_SLOTS:
+  void initTestCase() {
+    register_event_types();
+    QVERIFY(tmp_.isValid());
+    root_ = tmp_.path() + "/runs";
+    QDir().mkpath(root_);
+    dirs_ << record_named_run(root_, "20261201-100000-<h1>folder", kHeading, 0.01)
+          << record_named_run(root_, "20261201-100100-b", kEntities, 0.05)
+          << record_named_run(root_, "20261201-100200-c", kLink, 0.1);
+  }
+
+  void legendsAndTheirExportsShowRunNamesAsWritten() {
+    std::vector<RunRecord> runs;
+    for (const QString& d : dirs_) runs.push_back(read_run(d.toStdString()));
+    CompareView view;
+    view.resize(2600, 900);  // legends wide enough for whole names
+    view.show();
+    view.set_runs(runs);
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const auto charts = view.findChildren<QChartView*>();
+    QVERIFY(!charts.isEmpty());
+    int checked = 0;
+    for (QChartView* chart : charts) {
+      const auto series = chart->chart()->series();
+      if (std::none_of(series.begin(), series.end(), [](auto* s) { return s->name().contains("BIG"); })) continue;
+      ++checked;
+      const QStringList texts = scene_texts(chart);
+      for (const QString& name : {kHeading, kEntities, kLink})
+        QVERIFY2(texts.contains(name), qPrintable(name + " not among " + texts.join(" | ")));
+    }
+    QCOMPARE(checked, 2);  // loss and accuracy
+    const QString svg = tmp_.filePath("compare.svg");
+    QVERIFY(view.export_svg(svg));
+    const QString drawing = text_of(svg);
+    QVERIFY2(drawing.contains("&lt;h1&gt;BIG&lt;/h1&gt;&lt;img src=x onerror=alert(1)&gt;"), qPrintable(drawing.left(4000)));
+    QVERIFY(!drawing.contains("<h1>") && !drawing.contains("<img src=x"));
+
+    const QString html_path = tmp_.filePath("report.html");
+    QVERIFY(view.export_report(html_path));
+    const QString html = text_of(html_path);
+    QVERIFY(html.contains("&lt;h1&gt;BIG&lt;/h1&gt;&lt;img src=x onerror=alert(1)&gt;"));
+    QVERIFY(html.contains("a &amp; b &amp;lt;c&amp;gt;"));
+    QVERIFY(!html.contains("<h1>BIG") && !html.contains("<img src=x"));
+    const QString md_path = tmp_.filePath("report.md");
+    QVERIFY(view.export_report(md_path));
+    const QString md = text_of(md_path);
+    QVERIFY2(md.contains("| &lt;h1&gt;BIG&lt;/h1&gt;&lt;img src=x onerror=alert\\(1\\)&gt; |"), qPrintable(md.left(2000)));
+    QVERIFY(md.contains("| a &amp; b &amp;lt;c&amp;gt; |"));
+    QVERIFY(md.contains("| \\[x\\]\\(javascript:alert\\(1\\)\\) a\\|b \\`c\\` |"));
+    QVERIFY(!md.contains("<h1>") && !md.contains("<img") && !md.contains("[x](javascript"));
+  }
+
+  void theRunsListShowsFoldersAndMessagesAsWritten() {
+    RunsBrowser browser(root_);
+    browser.show();
+    QTRY_VERIFY_WITH_TIMEOUT(!browser.loading() && browser.table()->rowCount() == 3, 30000);
+    QTableWidget* table = browser.table();
+    int row = -1;
+    for (int r = 0; r < table->rowCount(); ++r)
+      if (table->item(r, 0)->text() == kHeading) row = r;
+    QVERIFY(row >= 0);
+    QVERIFY2(shown_auto(table->item(row, 0)->toolTip()).contains("/20261201-100000-<h1>folder"),
+             qPrintable(table->item(row, 0)->toolTip()));
+    browser.select_runs({dirs_[0]});
+    auto* status = browser.findChild<QLabel*>("runs_status");
+    QVERIFY2(shown(status).contains("/20261201-100000-<h1>folder"), qPrintable(status->text()));
+  }
+
+  void theKerasErrorBoxShowsTheLayerNameAsWritten() {
+    const QString keras = tmp_.filePath("keras.json");
+    std::ofstream(keras.toStdString())
+        << R"({"class_name": "Sequential", "config": {"layers": [{"class_name": "LSTM", "config": {"name": "<h1>big</h1>"}}]}})";
+    MainWindow w(/*restore_settings=*/false);
+    w.show();
+    const QString said = message_box_text([&] { w.open_keras_model(keras); });
+    QVERIFY2(said.contains("'<h1>big</h1>' (LSTM)"), qPrintable(said));
+  }
+
+  void lessonTitlesAndFilesShowAsWritten() {
+    QTemporaryDir lessons;
+    qputenv("MIRROR_LESSONS_DIR", lessons.path().toUtf8());
+    std::ofstream(lessons.filePath("<h1>own.json").toStdString())
+        << R"({"title": "<h1>Title</h1> & more", "text": ["<script>alert(1)</script>"],
+              "runs": [{"label": "<i>a</i>", "preset": "spirals-mlp"}]})";
+    LessonsDialog dialog;
+    QListWidgetItem* own = dialog.list()->item(dialog.list()->count() - 1);
+    QCOMPARE(own->text(), QString("<h1>Title</h1> & more"));
+    QVERIFY2(shown_auto(own->toolTip()).endsWith("/<h1>own.json"), qPrintable(own->toolTip()));
+    LessonPanel panel;
+    panel.show_lesson(find_lesson(lessons.filePath("<h1>own.json").toStdString()), {});
+    QCOMPARE(shown(panel.findChild<QLabel*>("lesson_title")).trimmed(), QString("<h1>Title</h1> & more"));
+    QVERIFY(shown(panel.findChild<QLabel*>("lesson_text")).contains("<script>alert(1)</script>"));
+    QVERIFY(shown(panel.findChild<QLabel*>("lesson_run_1")).contains("<i>a</i>"));
+    qunsetenv("MIRROR_LESSONS_DIR");
+  }
+
+  void aLaunchScriptNeverCarriesAModelNameAsCode() {
+    qputenv("MIRROR_RUNS_DIR", root_.toUtf8());
+    TrainConfig c = config_from_preset("spirals-mlp");
+    c.preset.clear();
+    c.model.name = "x\n#SBATCH --wrap=evil\nrm -rf ~ #/../../y";
+    LaunchDialog dialog(c, 2);
+    QVERIFY(!dialog.config_file().isEmpty());
+    QCOMPARE(QFileInfo(dialog.config_file()).absolutePath(), QDir(root_ + "/configs").absolutePath());
+    QVERIFY2(!dialog.text().contains("\nrm -rf") && !dialog.text().contains("--wrap=evil"), qPrintable(dialog.text()));
+    QVERIFY2(dialog.text().contains("#SBATCH --job-name=x-SBATCH-wrap-evil-rm-rf-y\n"), qPrintable(dialog.text()));
+  }
+};
+
+QTEST_MAIN(UntrustedNamesTest)
+#include "test_untrusted_names.moc"

@@ -1,0 +1,359 @@
+#include "ui/classroom/learned_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "mirror/data/dataset.h"
+#include "mirror/data/preview.h"
+#include "mirror/runs/evaluations.h"
+#include "mirror/runs/run_reader.h"
+#include "ui/classroom/confusion_matrix.h"
+#include "ui/run/live_run.h"
+#include "ui/widgets/class_look.h"
+#include "ui/widgets/plain_text.h"
+#include "ui/widgets/point_plot.h"
+
+namespace mirror::ui {
+
+namespace {
+constexpr size_t kConfusedPairs = 8;
+constexpr int kThumbnail = 48;
+constexpr int kTextChars = 160;  // of a decoded newswire shown under its prediction
+
+QString percent(double share) { return QString::number(100.0 * share, 'f', 1) + "%"; }
+
+QLabel* heading(const QString& text) {
+  auto* l = new QLabel(QString("<b>%1</b>").arg(text));
+  l->setTextFormat(Qt::RichText);  // whatever is set later escapes the class names it quotes
+  l->setWordWrap(true);
+  return l;
+}
+}  // namespace
+
+LearnedView::LearnedView(LiveRun* run, QWidget* parent) : QWidget(parent), run_(run) {
+  summary_ = plain(new QLabel("Nothing validated yet: what the model has learned shows here after each epoch's validation."));
+  summary_->setObjectName("learned-summary");
+  summary_->setWordWrap(true);
+  epoch_ = new QComboBox;
+  epoch_->setToolTip("The validation to show: the latest follows the run as it trains");
+  counts_ = new QComboBox;
+  counts_->addItems({"Counts", "Share of the true class"});
+  counts_->setToolTip("Cells as example counts, or as the share of their row (the true class) in percent");
+  mistakes_ = new QCheckBox("Mistakes only");
+  mistakes_->setToolTip("List only the examples the model got wrong");
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel("Validation"));
+  bar->addWidget(epoch_);
+  bar->addWidget(counts_);
+  bar->addWidget(mistakes_);
+  bar->addStretch(1);
+
+  matrix_ = new ConfusionMatrixView;
+  matrix_->setObjectName("confusion-matrix");
+  regions_ = new PointPlot;
+  regions_->setObjectName("decision-regions");
+  regions_title_ = heading("Decision regions (paler where the model is less sure)");
+  regions_->setToolTip("The class the model gives every point of the plane, tinted with that class's colour and "
+                       "paler where it is less sure, behind the validation points");
+  auto* left = new QSplitter(Qt::Vertical);
+  auto* matrix_box = new QWidget;
+  auto* matrix_layout = new QVBoxLayout(matrix_box);
+  matrix_layout->setContentsMargins(0, 0, 0, 0);
+  matrix_layout->addWidget(heading("Confusion matrix (rows: true class, columns: predicted)"));
+  matrix_->setToolTip("Hover a cell for its count and examples; click it to list them");
+  matrix_layout->addWidget(matrix_, 1);
+  auto* regions_box = new QWidget;
+  auto* regions_layout = new QVBoxLayout(regions_box);
+  regions_layout->setContentsMargins(0, 0, 0, 0);
+  regions_layout->addWidget(regions_title_);
+  regions_layout->addWidget(regions_, 1);
+  left->addWidget(matrix_box);
+  left->addWidget(regions_box);
+  left->setSizes({260, 420});  // points need more room than a 2-D set's few classes
+  regions_box->setVisible(false);
+
+  per_class_ = new QTableWidget(0, 3);
+  per_class_->setObjectName("per-class-accuracy");
+  per_class_->setHorizontalHeaderLabels({"Class", "Examples", "Accuracy"});
+  per_class_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  per_class_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  per_class_->verticalHeader()->hide();
+  per_class_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  per_class_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  confused_ = new QListWidget;
+  confused_->setObjectName("most-confused");
+  confused_->setToolTip("Click a pair to list its examples");
+  confused_->setWordWrap(true);
+  examples_title_ = heading("Examples");
+  examples_ = new QListWidget;
+  examples_->setObjectName("learned-examples");
+  examples_->setIconSize(QSize(kThumbnail, kThumbnail));
+  examples_->setWordWrap(true);
+  examples_->setAlternatingRowColors(true);
+  auto* right = new QSplitter(Qt::Vertical);
+  const auto boxed = [](QLabel* title, QWidget* body) {
+    auto* box = new QWidget;
+    auto* l = new QVBoxLayout(box);
+    l->setContentsMargins(0, 0, 0, 0);
+    l->addWidget(title);
+    l->addWidget(body, 1);
+    return box;
+  };
+  right->addWidget(boxed(heading("Accuracy per class"), per_class_));
+  right->addWidget(boxed(heading("Most confused"), confused_));
+  right->addWidget(boxed(examples_title_, examples_));
+  right->setStretchFactor(2, 2);
+  right->setSizes({160, 140, 320});  // the examples, with their pictures, get the most
+
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(left);
+  split->addWidget(right);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setSizes({500, 500});  // the plots are square: the lists get the width they leave
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(summary_);
+  layout->addWidget(split, 1);
+
+  connect(run_, &LiveRun::evaluations_changed, this, &LearnedView::on_evaluations_changed);
+  connect(epoch_, qOverload<int>(&QComboBox::activated), this, [this](int index) {
+    follow_latest_ = index == epoch_->count() - 1;
+    show_evaluation();
+  });
+  connect(counts_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int index) { matrix_->set_normalised(index == 1); });
+  connect(mistakes_, &QCheckBox::toggled, this, &LearnedView::fill_examples);
+  connect(matrix_, &ConfusionMatrixView::cell_selected, this, &LearnedView::fill_examples);
+  connect(confused_, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+    matrix_->select(item->data(Qt::UserRole).toLongLong(), item->data(Qt::UserRole + 1).toLongLong());
+  });
+  connect(per_class_, &QTableWidget::cellClicked, this, [this](int row, int) { matrix_->select(row, row); });
+  on_evaluations_changed();
+}
+
+void LearnedView::set_dataset(std::shared_ptr<const Dataset> dataset) {
+  dataset_ = std::move(dataset);
+  show_evaluation();
+}
+
+const std::vector<Evaluation>& LearnedView::evaluations() const {
+  return recorded_dir_.isEmpty() ? run_->evaluations() : recorded_;
+}
+
+bool LearnedView::show_recorded(const QString& dir) {
+  std::vector<std::string> warnings;
+  recorded_ = read_evaluations(dir.toStdString(), &warnings);
+  recorded_dir_ = dir;
+  recorded_dataset_.clear();
+  try {
+    const RunRecord record = read_run(dir.toStdString());
+    recorded_dataset_ = config_value(record, "dataset.name");
+  } catch (const std::exception&) {
+  }
+  follow_latest_ = true;
+  list_epochs();
+  if (recorded_.empty()) {
+    summary_->setText(QString("%1 recorded no validations%2 (runs from before this version, or on data without a "
+                              "validation split, have none).")
+                          .arg(QDir(dir).dirName(),  // one arg(): a name holding "%2" stays as it is
+                               warnings.empty() ? QString() : ": " + QString::fromStdString(warnings.front())));
+    return false;
+  }
+  return true;
+}
+
+const Evaluation* LearnedView::shown() const {
+  const auto& evs = evaluations();
+  const int i = epoch_->currentIndex();
+  if (evs.empty() || i < 0 || i >= static_cast<int>(evs.size())) return nullptr;
+  return &evs[static_cast<size_t>(i)];
+}
+
+void LearnedView::on_evaluations_changed() {
+  // Only a run that begins anew (nothing validated, running) takes the view back from a recorded
+  // one; the validations of a run already going do not.
+  if (!recorded_dir_.isEmpty()) {
+    if (!run_->evaluations().empty() || !run_->running()) return;
+    recorded_dir_.clear();
+    recorded_.clear();
+    follow_latest_ = true;
+  }
+  list_epochs();
+}
+
+void LearnedView::list_epochs() {
+  const auto& evs = evaluations();
+  const int keep = epoch_->currentIndex();
+  epoch_->blockSignals(true);
+  epoch_->clear();
+  for (size_t i = 0; i < evs.size(); ++i)
+    epoch_->addItem(QString("after epoch %1%2").arg(evs[i].epoch).arg(i + 1 == evs.size() ? " (latest)" : ""));
+  if (evs.empty()) follow_latest_ = true;
+  epoch_->setCurrentIndex(follow_latest_ || keep < 0 || keep >= epoch_->count() ? epoch_->count() - 1 : keep);
+  epoch_->blockSignals(false);
+  show_evaluation();
+}
+
+const Dataset* LearnedView::matching_dataset(const Evaluation& ev) const {
+  if (!dataset_) return nullptr;
+  const auto& info = dataset_->info();
+  const std::string& run_data = recorded_dir_.isEmpty() ? run_->started().dataset : recorded_dataset_;
+  if (info.num_classes != ev.classes || dataset_->size(Split::kValidation) != ev.total()) return nullptr;
+  if (!run_data.empty() && run_data != info.name) return nullptr;
+  return dataset_.get();
+}
+
+QStringList LearnedView::class_names(const Evaluation& ev) const {
+  const Dataset* data = matching_dataset(ev);
+  QStringList names;
+  for (int64_t k = 0; k < ev.classes; ++k) names << class_label(data ? &data->info() : nullptr, k);
+  return names;
+}
+
+void LearnedView::show_evaluation() {
+  const Evaluation* ev = shown();
+  if (!ev) {
+    matrix_->clear();
+    per_class_->setRowCount(0);
+    confused_->clear();
+    examples_->clear();
+    regions_->parentWidget()->setVisible(false);
+    summary_->setText("Nothing validated yet: what the model has learned shows here after each epoch's validation.");
+    return;
+  }
+  matrix_->set_evaluation(*ev, class_names(*ev));
+  const int64_t total = ev->total();
+  const QString source = recorded_dir_.isEmpty() ? QString() : QString("Recorded run %1. ").arg(QDir(recorded_dir_).dirName());
+  summary_->setText(source + QString("After epoch %1 (step %2): %3 of %4 validation examples right (%5). Green cells are right "
+                            "answers, red ones mistakes.")
+                        .arg(ev->epoch)
+                        .arg(ev->global_step)
+                        .arg(ev->correct())
+                        .arg(total)
+                        .arg(percent(total > 0 ? static_cast<double>(ev->correct()) / static_cast<double>(total) : 0)));
+  fill_per_class(*ev);
+  fill_confused(*ev);
+  fill_regions(*ev);
+  fill_examples();
+}
+
+void LearnedView::fill_per_class(const Evaluation& ev) {
+  const QStringList names = class_names(ev);
+  per_class_->setRowCount(static_cast<int>(ev.classes));
+  for (int64_t k = 0; k < ev.classes; ++k) {
+    const int row = static_cast<int>(k);
+    const double acc = ev.class_accuracy(k);
+    auto* name = new QTableWidgetItem(names[row]);
+    name->setForeground(class_color(k));
+    per_class_->setItem(row, 0, name);
+    auto* n = new QTableWidgetItem(QString::number(ev.label_total(k)));
+    n->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    per_class_->setItem(row, 1, n);
+    auto* a = new QTableWidgetItem(acc < 0 ? QString("none to check") : percent(acc));
+    a->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    per_class_->setItem(row, 2, a);
+  }
+}
+
+void LearnedView::fill_confused(const Evaluation& ev) {
+  const QStringList names = class_names(ev);
+  confused_->clear();
+  const auto pairs = ev.most_confused(kConfusedPairs);
+  if (pairs.empty()) {
+    confused_->addItem(ev.total() > 0 ? "No mistakes: every validation example was predicted right." : "");
+    return;
+  }
+  for (const auto& p : pairs) {
+    const int64_t row = ev.label_total(p.label);
+    auto* item = new QListWidgetItem(QString("%1 taken for %2: %3 (%4 of %1)")
+                                         .arg(names[static_cast<int>(p.label)], names[static_cast<int>(p.predicted)])
+                                         .arg(p.count)
+                                         .arg(percent(row > 0 ? static_cast<double>(p.count) / static_cast<double>(row) : 0)));
+    item->setData(Qt::UserRole, static_cast<qlonglong>(p.label));
+    item->setData(Qt::UserRole + 1, static_cast<qlonglong>(p.predicted));
+    confused_->addItem(item);
+  }
+}
+
+void LearnedView::fill_regions(const Evaluation& ev) {
+  QWidget* box = regions_->parentWidget();
+  if (ev.regions.empty()) {
+    box->setVisible(false);
+    return;
+  }
+  box->setVisible(true);
+  regions_->set_regions(ev.regions, ev.classes);
+  const Dataset* data = matching_dataset(ev);
+  if (!data) {
+    regions_->set_points({});
+    return;
+  }
+  std::vector<int64_t> all(static_cast<size_t>(data->size(Split::kValidation)));
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
+  std::vector<PointPlot::Point> points;
+  for (const auto& e : preview_examples(*data, Split::kValidation, all))
+    if (e.values.size() >= 2) points.push_back({e.values[0], e.values[1], e.label});
+  regions_->set_points(std::move(points));
+}
+
+void LearnedView::fill_examples() {
+  examples_->clear();
+  const Evaluation* ev = shown();
+  if (!ev) return;
+  const auto [label, predicted] = matrix_->selected();
+  const QStringList names = class_names(*ev);
+  std::vector<const ExamplePrediction*> chosen;
+  if (label >= 0) {
+    chosen = ev->examples_in(label, predicted);
+    examples_title_->setText(QString("<b>Examples: true %1, predicted %2</b> (the first %3 of %4)")
+                                 .arg(names[static_cast<int>(label)].toHtmlEscaped(),
+                                      names[static_cast<int>(predicted)].toHtmlEscaped(),
+                                      QString::number(chosen.size()), QString::number(ev->count(label, predicted))));
+  } else {
+    for (const auto& e : ev->examples)
+      if (!mistakes_->isChecked() || !e.correct()) chosen.push_back(&e);
+    examples_title_->setText(mistakes_->isChecked() ? "<b>Examples the model got wrong</b> (a few of every mistake)"
+                                                    : "<b>Examples</b> (a few of every cell; click a cell to pick)");
+  }
+  const Dataset* data = matching_dataset(*ev);
+  std::vector<int64_t> indices;
+  for (const auto* e : chosen) indices.push_back(e->index);
+  std::vector<ExamplePreview> previews;
+  if (data) previews = preview_examples(*data, Split::kValidation, indices);
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    const ExamplePrediction& e = *chosen[i];
+    QStringList guesses;
+    for (size_t k = 0; k < e.classes.size(); ++k)
+      guesses << QString("%1 %2%").arg(names[static_cast<int>(e.classes[k])],
+                                       QString::number(100.0 * e.probabilities[k], 'f', 0));
+    QString text = QString("%1 #%2, true %3\npredicted %4")
+                       .arg(e.correct() ? "✓" : "✗")
+                       .arg(e.index)
+                       .arg(names[static_cast<int>(e.label)], guesses.join(" · "));
+    auto* item = new QListWidgetItem;
+    if (i < previews.size()) {
+      const ExamplePreview& p = previews[i];
+      if (const QPixmap thumb = example_thumbnail(p, kThumbnail); !thumb.isNull()) item->setIcon(thumb);
+      else if (!p.text.empty()) text += "\n" + QString::fromStdString(p.text).left(kTextChars) + "…";
+      else if (p.values.size() == 2) text += QString("\nat (%1, %2)").arg(p.values[0], 0, 'f', 2).arg(p.values[1], 0, 'f', 2);
+    }
+    item->setText(text);
+    item->setData(Qt::UserRole, static_cast<qlonglong>(e.index));
+    if (!e.correct()) item->setForeground(QColor(214, 39, 40));
+    examples_->addItem(item);
+  }
+  if (chosen.empty())
+    examples_->addItem(label >= 0 ? "No examples in this cell." : "The model got every recorded example right.");
+}
+
+}  // namespace mirror::ui

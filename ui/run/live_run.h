@@ -1,0 +1,97 @@
+#pragma once
+// The run the window is showing, as one model that every live view subscribes to: the events of
+// the run as they arrive from a TrainingController, every metric recorded so far, and a paced
+// `frame` signal on which views redraw. A new view connects to LiveRun; MainWindow does not grow.
+// GUI thread only.
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QTimer>
+
+#include "mirror/train/events.h"
+#include "ui/run/event_types.h"
+#include "ui/run/run_metrics.h"
+
+namespace mirror::ui {
+
+class TrainingController;
+
+class LiveRun : public QObject {
+  Q_OBJECT
+ public:
+  // Follows `controller`'s runs (not owned; it must outlive this model).
+  explicit LiveRun(TrainingController* controller, QObject* parent = nullptr);
+
+  // A run is about to start: forget the last one's points and mark this one running.
+  void begin();
+  // A recorded run is about to be resumed: start from what it recorded, so the charts show the
+  // whole run; the steps the resumed run redoes replace the recorded ones.
+  void begin_resume(const std::string& dir);
+  // The run did not start after all (the previous one was still shutting down).
+  void abandon();
+
+  bool running() const { return running_; }
+  const RunMetrics& metrics() const { return metrics_; }
+  const RunStarted& started() const { return started_; }
+  const StepMetrics& last_step() const { return last_step_; }  // global_step 0: no step yet
+  // The last step with a whole global batch: what a typical step looks like (an epoch's last,
+  // partial step has smaller shards and fewer samples).
+  const StepMetrics& typical_step() const { return typical_step_.global_step > 0 ? typical_step_ : last_step_; }
+  // Samples per second over the last few seconds of steps (not one step's).
+  double recent_samples_per_sec() const { return seconds_ema_ > 0 ? samples_ema_ / seconds_ema_ : 0; }
+  // The step after which the replicas were last checked bit-identical; 0: not yet.
+  int64_t last_sync_check() const { return last_sync_check_; }
+  // Each replica's parameter checksum at that check (empty before one).
+  const std::vector<uint64_t>& last_checksums() const { return last_checksums_; }
+  // Whether the learning rate has taken more than one value in this run (a schedule, a warmup, a cut).
+  bool learning_rate_varies() const { return rate_varies_; }
+  const RunFinished& last_result() const { return last_result_; }
+  // What the model learned at each validation so far, in epoch order (a resumed run starts with
+  // what was recorded; an epoch it redoes replaces the recorded one).
+  const std::vector<Evaluation>& evaluations() const { return evaluations_; }
+  // Seconds left until `epochs` epochs are done, from a moving average of the step time.
+  double eta_seconds(int epochs) const;
+  // Asks for a frame soon (a view changed how it draws: a theme, a log axis).
+  void touch() { dirty_ = true; }
+
+ Q_SIGNALS:
+  void run_started(const mirror::RunStarted& e);
+  // Redraw now from metrics() and last_step(). While training, frames come at most ~30 times a
+  // second and use about 1% of the wall time (drawing competes with the replicas for the cores),
+  // but at least every 250 ms; between runs, at once.
+  void frame();
+  void run_finished(const mirror::RunFinished& e);
+  // evaluations() changed: a validation ended, or a run began (and they were cleared or read).
+  void evaluations_changed();
+
+ private:
+  void on_started(const RunStarted& e);
+  void on_steps(const std::vector<StepMetrics>& batch);
+  void on_epoch(const EpochMetrics& e);
+  void on_evaluated(const Evaluation& e);
+  void on_finished(const RunFinished& e);
+  void tick();
+  void draw();
+
+  RunMetrics metrics_;
+  int64_t recorded_until_ = 0;  // a resumed run's last recorded step, until its own steps arrive
+  RunStarted started_;
+  StepMetrics last_step_;
+  RunFinished last_result_;
+  std::vector<Evaluation> evaluations_;
+  bool running_ = false;
+  bool dirty_ = false;
+  double step_seconds_ema_ = 0;
+  StepMetrics typical_step_;
+  double samples_ema_ = 0, seconds_ema_ = 0;
+  double prev_wall_ = 0;  // the last step's wall_seconds
+  int64_t last_sync_check_ = 0;
+  std::vector<uint64_t> last_checksums_;
+  double first_rate_ = -1;
+  bool rate_varies_ = false;
+  QTimer timer_;
+  QElapsedTimer since_draw_;  // since the last frame
+  double draw_cost_ms_ = 0;   // smoothed cost of one frame
+};
+
+}  // namespace mirror::ui

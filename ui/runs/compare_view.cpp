@@ -1,0 +1,342 @@
+#include "ui/runs/compare_view.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QBuffer>
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPainter>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QStackedBarSeries>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTextStream>
+#include <QToolTip>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "mirror/util/json_fields.h"
+#include "mirror/util/words.h"
+#include "ui/run/run_metrics.h"
+#include "ui/runs/compare_report.h"
+#include "ui/runs/scaling_page.h"
+#include "ui/widgets/chart_widgets.h"
+#include "ui/widgets/export.h"
+#include "ui/widgets/plain_text.h"
+
+namespace mirror::ui {
+
+namespace {
+
+const char* axis_title(XAxis x) {
+  switch (x) {
+    case XAxis::kStep: return "step";
+    case XAxis::kEpoch: return "epoch";
+    case XAxis::kSamples: return "samples seen";
+    case XAxis::kTime: return "training time (s)";
+    case XAxis::kWall: return "wall time (s)";
+  }
+  return "";
+}
+
+
+
+QIcon swatch(const QColor& c) {
+  QPixmap pm(14, 14);
+  pm.fill(c);
+  return QIcon(pm);
+}
+
+
+
+
+}  // namespace
+
+CompareView::CompareView(QWidget* parent) : QWidget(parent) {
+  x_choice_ = new QComboBox;
+  for (XAxis x : {XAxis::kStep, XAxis::kEpoch, XAxis::kSamples, XAxis::kTime, XAxis::kWall})
+    x_choice_->addItem(axis_title(x), static_cast<int>(x));
+  x_choice_->setToolTip("What the x axis counts: steps differ between batch sizes, samples seen and epochs do not; "
+                        "training time leaves out validation, wall time includes it");
+  connect(x_choice_, &QComboBox::currentIndexChanged, this,
+          [this](int i) { set_x_axis(static_cast<XAxis>(x_choice_->itemData(i).toInt())); });
+  smoothing_choice_ = new QDoubleSpinBox;
+  smoothing_choice_->setRange(0, 0.99);
+  smoothing_choice_->setSingleStep(0.05);
+  smoothing_choice_->setValue(smoothing_);
+  smoothing_choice_->setToolTip("Exponential smoothing of the per-step training lines (debiased, as TensorBoard): 0 shows raw steps");
+  connect(smoothing_choice_, &QDoubleSpinBox::valueChanged, this, &CompareView::set_smoothing);
+  log_choice_ = new QCheckBox("log loss");
+  connect(log_choice_, &QCheckBox::toggled, this, &CompareView::set_log_loss);
+  second_choice_ = new QComboBox;
+  second_choice_->setObjectName("second_metric");
+  second_choice_->addItem("accuracy", static_cast<int>(Metric::kAccuracy));
+  second_choice_->addItem("learning rate", static_cast<int>(Metric::kLearningRate));
+  second_choice_->setToolTip("What the right-hand chart shows: accuracy, or the learning rate each step used");
+  connect(second_choice_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    second_metric_ = static_cast<Metric>(second_choice_->itemData(i).toInt());
+    charts_[1]->chart()->setTitle(second_metric_ == Metric::kAccuracy ? "Accuracy" : "Learning rate");
+    rebuild_curves();
+  });
+  hint_ = new QLabel("Select runs in the list above to compare them.");
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel("x axis:"));
+  bar->addWidget(x_choice_);
+  bar->addWidget(new QLabel("smoothing:"));
+  bar->addWidget(smoothing_choice_);
+  bar->addWidget(log_choice_);
+  bar->addWidget(new QLabel("right chart:"));
+  bar->addWidget(second_choice_);
+  bar->addStretch(1);
+  hint_->setWordWrap(true);  // its own line: a long hint must not widen the page
+
+  charts_[0] = new_chart_view("Loss");
+  charts_[1] = new_chart_view("Accuracy");
+  table_ = new QTableWidget;
+  table_->setObjectName("compare_table");
+  table_->verticalHeader()->setVisible(false);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setMinimumHeight(60);
+  auto* chart_row = new QSplitter(Qt::Horizontal);
+  chart_row->addWidget(charts_[0]);
+  chart_row->addWidget(charts_[1]);
+  auto* curves_split = new QSplitter(Qt::Vertical);
+  curves_split->addWidget(chart_row);
+  curves_split->addWidget(table_);
+  curves_split->setStretchFactor(0, 3);
+  curves_split->setStretchFactor(1, 1);
+  curves_split->setSizes({3000, 1000});  // the curves get three quarters from the start, not the table's size hint
+  curves_page_ = curves_split;
+
+  scaling_page_ = new ScalingPage;
+
+  pages_ = new QTabWidget;
+  pages_->addTab(curves_page_, "Curves");
+  pages_->addTab(scaling_page_, "Scaling");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(bar);
+  layout->addWidget(hint_);
+  layout->addWidget(pages_, 1);
+  set_runs({});
+}
+
+QColor CompareView::colour(size_t i) const { return palette_colour(i); }
+QTableWidget* CompareView::scaling_table() const { return scaling_page_->table(); }
+QLabel* CompareView::scaling_text() const { return scaling_page_->text(); }
+
+void CompareView::set_runs(std::vector<RunRecord> runs) {
+  runs_ = std::move(runs);
+  hint_->setText(runs_.empty() ? "Select runs in the list to compare them (Ctrl+click, Shift+click)."
+                               : QString("%1. Solid: training, smoothed per step; dashed: validation per epoch.")
+                                     .arg(QString::fromStdString(counted(static_cast<int64_t>(runs_.size()), "run"))));
+  rebuild_curves();
+  rebuild_table();
+  rebuild_scaling();
+}
+
+void CompareView::set_x_axis(XAxis x) {
+  if (x == x_) return;
+  x_ = x;
+  x_choice_->setCurrentIndex(x_choice_->findData(static_cast<int>(x)));
+  rebuild_curves();
+  Q_EMIT x_axis_changed(x);
+}
+
+void CompareView::set_smoothing(double weight) {
+  weight = std::clamp(weight, 0.0, 0.99);
+  if (weight == smoothing_) return;
+  smoothing_ = weight;
+  smoothing_choice_->setValue(weight);
+  rebuild_curves();
+}
+
+void CompareView::set_log_loss(bool on) {
+  if (on == log_loss_) return;
+  log_loss_ = on;
+  log_choice_->setChecked(on);
+  rebuild_curves();
+}
+
+void CompareView::set_dark(bool dark) {
+  for (QChartView* v : {charts_[0], charts_[1]}) {
+    v->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    apply_chart_fonts(v->chart());
+  }
+  rebuild_curves();  // a theme recolours the series: give the runs their colours back
+  scaling_page_->set_dark(dark);
+}
+
+void CompareView::set_line_width(double width) {
+  line_width_ = width;
+  rebuild_curves();
+}
+
+void CompareView::show_scaling(bool on) { pages_->setCurrentWidget(on ? scaling_page_ : curves_page_); }
+
+void CompareView::rebuild_curves() {
+  // One chart data model per run (the live charts' own), on this view's axis and smoothing.
+  std::vector<RunMetrics> curves;
+  curves.reserve(runs_.size());
+  for (const auto& r : runs_) curves.push_back(RunMetrics::from_record(r, smoothing_, x_));
+  const Metric metrics[2] = {Metric::kLoss, second_metric_};
+  for (int m = 0; m < 2; ++m) {
+    QChart* chart = charts_[m]->chart();
+    chart->removeAllSeries();
+    for (auto* axis : chart->axes()) {
+      chart->removeAxis(axis);
+      delete axis;
+    }
+    auto* x_axis = new QValueAxis;
+    x_axis->setTitleText(axis_title(x_));
+    x_axis->setLabelFormat(x_ == XAxis::kStep || x_ == XAxis::kSamples ? "%.0f" : "%.1f");
+    const bool log_axis = m == 0 && log_loss_;
+    QAbstractAxis* y_axis = nullptr;
+    if (log_axis) {
+      auto* log_y = new QLogValueAxis;
+      log_y->setBase(10);
+      log_y->setLabelFormat("%.3g");
+      y_axis = log_y;
+    } else {
+      auto* linear_y = new QValueAxis;
+      linear_y->setLabelFormat("%.3g");
+      y_axis = linear_y;
+    }
+    chart->addAxis(x_axis, Qt::AlignBottom);
+    chart->addAxis(y_axis, Qt::AlignLeft);
+    apply_chart_fonts(chart);
+    double x_max = 0, y_lo = INFINITY, y_hi = -INFINITY;
+    auto extend = [&](const QPointF& p) {
+      if (!std::isfinite(p.y()) || (log_axis && p.y() <= 0)) return;
+      x_max = std::max(x_max, p.x());
+      y_lo = std::min(y_lo, p.y());
+      y_hi = std::max(y_hi, p.y());
+    };
+    const int width = std::max(200, charts_[m]->width());
+    for (size_t i = 0; i < runs_.size(); ++i) {
+      const RunRecord& r = runs_[i];
+      const QColor c = colour(i);
+      const QVector<QPointF>& smoothed = curves[i].smoothed(metrics[m]);
+      if (!smoothed.isEmpty()) x_max = std::max(x_max, smoothed.back().x());  // decimation may drop the last point
+      const QVector<QPointF> points = decimate(smoothed, width / 2);
+      for (const auto& p : points) extend(p);
+      auto* train = new QLineSeries;
+      const QString name = QString::fromStdString(r.display_name());
+      set_legend_name(train, name);
+      QPen pen(c, line_width_);
+      train->setPen(pen);
+      train->replace(points);
+      connect(train, &QXYSeries::hovered, charts_[m], [this, name, m](const QPointF& p, bool on) {
+        if (!on) return QToolTip::hideText();
+        QToolTip::showText(QCursor::pos(), literal(QString("%1\n%2 %3: %4 %5")
+                                                       .arg(name, axis_title(x_)).arg(p.x(), 0, 'g', 6)
+                                                       .arg(m == 0 ? "loss" : second_choice_->currentText())
+                                                       .arg(p.y(), 0, 'g', 5)));
+      });
+      chart->addSeries(train);
+      train->attachAxis(x_axis);
+      train->attachAxis(y_axis);
+      const QVector<QPointF>& val_points = curves[i].val_epochs(metrics[m]);
+      if (val_points.isEmpty()) continue;
+      for (const auto& p : val_points) extend(p);
+      auto* val = new QLineSeries;
+      set_legend_name(val, name + " (validation)");
+      pen.setStyle(Qt::DashLine);
+      val->setPen(pen);
+      val->setPointsVisible(true);
+      val->setMarkerSize(2 * line_width_ + 4);
+      val->replace(val_points);
+      chart->addSeries(val);
+      val->attachAxis(x_axis);
+      val->attachAxis(y_axis);
+      // One legend entry per run: the colour says which run, the dash says validation.
+      for (auto* marker : chart->legend()->markers(val)) marker->setVisible(false);
+    }
+    if (!std::isfinite(y_lo)) {
+      y_lo = 0;
+      y_hi = 1;
+    }
+    if (log_axis) {
+      static_cast<QLogValueAxis*>(y_axis)->setRange(y_lo * 0.9, y_hi * 1.1);
+    } else {
+      // A flat line still gets a readable axis.
+      const double pad = std::max({1e-3, (y_hi - y_lo) * 0.05, y_hi == y_lo ? std::abs(y_hi) * 0.05 : 0.0});
+      auto* linear_y = static_cast<QValueAxis*>(y_axis);
+      const bool fraction = m == 1 && second_metric_ == Metric::kAccuracy;
+      linear_y->setRange(std::max(0.0, y_lo - pad), fraction ? std::min(1.0, y_hi + pad) : y_hi + pad);
+      linear_y->applyNiceNumbers();
+    }
+    set_nice_range(x_axis, x_max, /*whole=*/x_ == XAxis::kStep || x_ == XAxis::kSamples, /*round_up=*/false);
+  }
+}
+
+void CompareView::rebuild_scaling() {
+  scaling_page_->set_runs(runs_);
+  pages_->setTabEnabled(pages_->indexOf(scaling_page_), scaling_page_->has_study());
+}
+
+void CompareView::rebuild_table() {
+  const ComparisonTable t = comparison_table(runs_);
+  table_->clear();
+  table_->setColumnCount(static_cast<int>(t.header.size()));
+  table_->setRowCount(static_cast<int>(t.rows.size()));
+  QStringList header;
+  for (const auto& h : t.header) header << QString::fromStdString(h);
+  table_->setHorizontalHeaderLabels(header);
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    for (size_t c = 0; c < t.rows[r].size(); ++c) {
+      auto* item = read_only_cell(QString::fromStdString(t.rows[r][c]));
+      if (c == 0) {
+        item->setIcon(swatch(colour(r)));
+        item->setData(Qt::UserRole, colour(r));
+        item->setToolTip(literal(QString::fromStdString(runs_[r].dir)));
+      }
+      table_->setItem(static_cast<int>(r), static_cast<int>(c), item);
+    }
+  }
+  table_->resizeColumnsToContents();
+  fit_height(table_);
+}
+
+
+bool CompareView::export_png(const QString& path) { return ui::export_png(pages_->currentWidget(), path); }
+
+bool CompareView::export_svg(const QString& path) {
+  return ui::export_svg(pages_->currentWidget(), path, "Run comparison");
+}
+
+bool CompareView::export_report(const QString& path) {
+  ComparisonReport report;
+  report.runs = runs_.size();
+  const QString x = axis_title(x_);
+  report.charts = {{"Loss by " + x, charts_[0]}, {charts_[1]->chart()->title() + " by " + x, charts_[1]}};
+  report.table = table_;
+  if (scaling_page_->has_study()) {
+    report.charts.emplace_back("Throughput", scaling_page_->throughput_chart());
+    report.charts.emplace_back("Step time", scaling_page_->breakdown_chart());
+    report.scaling_text = scaling_page_->text()->text();
+    report.scaling_table = scaling_page_->table();
+  }
+  return write_comparison_report(path, report);
+}
+
+
+
+}  // namespace mirror::ui

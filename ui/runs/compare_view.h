@@ -1,0 +1,93 @@
+#pragma once
+// Recorded runs overlaid on shared axes: loss and accuracy, training (smoothed, per step) solid
+// and validation (per epoch) dashed, one colour per run; a table of the settings that differ
+// and the results; a scaling page (throughput, speed-up, where each step's time goes); export
+// as PNG, SVG or a one-page HTML/Markdown report with the charts embedded.
+
+#include <QColor>
+#include <QWidget>
+
+#include <vector>
+
+#include "mirror/runs/compare.h"
+#include "mirror/runs/run_reader.h"
+#include "ui/run/run_metrics.h"
+
+class QChartView;
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QTabWidget;
+class QTableWidget;
+
+namespace mirror::ui {
+class ScalingPage;
+}
+
+namespace mirror::ui {
+
+class CompareView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CompareView(QWidget* parent = nullptr);
+
+  // Shows these runs (in this order; colours follow the order). GUI thread only.
+  void set_runs(std::vector<RunRecord> runs);
+  const std::vector<RunRecord>& runs() const { return runs_; }
+  void set_x_axis(XAxis x);
+  XAxis x_axis() const { return x_; }
+  // TensorBoard-style smoothing of the per-step training lines, 0 (raw) to 0.99.
+  void set_smoothing(double weight);
+  // Logarithmic loss axis.
+  void set_log_loss(bool on);
+  // Dark chart theme; line width (thicker for a projector).
+  void set_dark(bool dark);
+  void set_line_width(double width);
+  // The scaling page (throughput, speed-up, step time split) instead of the curves.
+  void show_scaling(bool on);
+  QColor colour(size_t run_index) const;
+
+  // The comparison as one image: the curves page (or the scaling page when shown).
+  bool export_png(const QString& path);
+  bool export_svg(const QString& path);
+  // A one-page report: title, runs with colours, every chart embedded (PNG, base64), the table
+  // of differing settings and results, and the scaling numbers when the runs differ in replicas.
+  // Markdown when `path` ends in .md, else HTML. False when it cannot be written.
+  bool export_report(const QString& path);
+
+  // For tests.
+  QChartView* loss_chart() const { return charts_[0]; }
+  QChartView* accuracy_chart() const { return charts_[1]; }
+  QTableWidget* table() const { return table_; }
+  QTableWidget* scaling_table() const;
+  QLabel* scaling_text() const;
+  QTabWidget* pages() const { return pages_; }
+
+ Q_SIGNALS:
+  void x_axis_changed(mirror::ui::XAxis x);
+
+ private:
+  void rebuild_curves();
+  void rebuild_table();
+  void rebuild_scaling();
+
+  std::vector<RunRecord> runs_;
+  XAxis x_ = XAxis::kStep;
+  double smoothing_ = 0.9;
+  bool log_loss_ = false;
+  double line_width_ = 2.0;
+  QComboBox* x_choice_;
+  QDoubleSpinBox* smoothing_choice_;
+  QCheckBox* log_choice_;
+  QLabel* hint_;
+  QTabWidget* pages_;
+  QWidget* curves_page_;
+  ScalingPage* scaling_page_;
+  QChartView* charts_[2];
+  QComboBox* second_choice_;
+  Metric second_metric_ = Metric::kAccuracy;
+  QTableWidget* table_;
+};
+
+}  // namespace mirror::ui

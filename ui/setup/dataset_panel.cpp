@@ -1,0 +1,303 @@
+#include "ui/setup/dataset_panel.h"
+
+#include "mirror/data/registry.h"
+
+#include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "mirror/data/preview.h"
+#include "mirror/util/error.h"
+#include "ui/widgets/class_look.h"
+#include "ui/widgets/plain_text.h"
+#include "ui/widgets/point_plot.h"
+
+namespace mirror::ui {
+
+namespace {
+constexpr int kSamples = 8;
+constexpr int kTableHeight = 160;  // the class table's most
+constexpr int64_t kMaxPoints = 4000;  // of a 2-D dataset drawn on the Data tab
+}  // namespace
+
+DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent) {
+  setAcceptDrops(true);
+  auto* form = new QFormLayout;
+  name_ = new QComboBox;
+  for (const auto& d : list_datasets()) name_->addItem(QString::fromStdString(d.name), QString::fromStdString(d.default_dir));
+  name_->setToolTip("Which data to train on. Drop a folder or .npz file here to open it.");
+  form->addRow("Dataset", name_);
+  dir_ = new QLineEdit;
+  dir_->setPlaceholderText("default location");
+  dir_->setToolTip("Folder holding the dataset's files (IDX, Keras .npz, or Reuters-21578 SGML).");
+  auto* browse = new QPushButton("Browse…");
+  auto* dir_row = new QHBoxLayout;
+  dir_row->addWidget(dir_);
+  dir_row->addWidget(browse);
+  form->addRow("Folder", dir_row);
+  train_size_ = new QSpinBox;
+  train_size_->setRange(0, 1'000'000);
+  train_size_->setSpecialValueText("default");
+  train_size_->setToolTip("Synthetic sets: how many training examples to generate.");
+  form->addRow("Training examples", train_size_);
+  seq_len_ = new QSpinBox;
+  seq_len_->setRange(0, 5000);
+  seq_len_->setSpecialValueText("default");
+  seq_len_->setToolTip("Reuters/IMDB: every sequence is padded or cut to this many tokens (pad_sequences).");
+  form->addRow("Sequence length", seq_len_);
+  num_words_ = new QSpinBox;
+  num_words_->setRange(0, 1'000'000);
+  num_words_->setSpecialValueText("all");
+  num_words_->setToolTip("Reuters/IMDB: keep only the most frequent words (load_data's num_words).");
+  form->addRow("Vocabulary", num_words_);
+  validation_ = new QSpinBox;
+  validation_->setRange(1, 90);
+  validation_->setValue(20);
+  validation_->setSuffix(" %");
+  validation_->setToolTip("Reuters: the share of newswires held out for validation (load_data's test_split).");
+  form->addRow("Validation split", validation_);
+  seed_ = new QSpinBox;
+  seed_->setRange(0, 1'000'000);
+  seed_->setValue(42);
+  seed_->setToolTip("Synthetic sets: the seed that generates them.");
+  form->addRow("Data seed", seed_);
+  auto* load_button = new QPushButton("Load");
+  form->addRow("", load_button);
+  progress_ = new QProgressBar;
+  progress_->setRange(0, 0);
+  progress_->setVisible(false);
+  progress_->setMaximumHeight(10);
+  progress_->setTextVisible(false);
+  summary_ = new QLabel;
+  summary_->setTextFormat(Qt::RichText);  // the dataset's name in bold, escaped
+  summary_->setWordWrap(true);
+  error_ = plain_label({}, /*wrap=*/true);  // messages quote paths and file contents
+  error_->setStyleSheet("color: #c0392b;");
+  error_->setVisible(false);
+  classes_ = new QTableWidget(0, 3);
+  classes_->setHorizontalHeaderLabels({"class", "train", "validation"});
+  classes_->verticalHeader()->setVisible(false);
+  classes_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  classes_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  classes_->setMaximumHeight(kTableHeight);
+  samples_ = new QWidget;
+  samples_layout_ = new QGridLayout(samples_);
+  samples_layout_->setContentsMargins(0, 0, 0, 0);
+  points_ = new PointPlot;
+  points_->setObjectName("dataset-points");
+  points_->setToolTip("The training points, one colour per class");
+  points_->setMinimumHeight(220);
+  points_->setVisible(false);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(form);
+  layout->addWidget(progress_);
+  layout->addWidget(error_);
+  layout->addWidget(summary_);
+  layout->addWidget(classes_);
+  layout->addWidget(samples_);
+  layout->addWidget(points_, 1);
+  layout->addStretch();
+
+  connect(browse, &QPushButton::clicked, this, [this] {
+    const QString d = QFileDialog::getExistingDirectory(this, "Dataset folder", dir_->text());
+    if (!d.isEmpty()) {
+      dir_->setText(d);
+      load();
+    }
+  });
+  connect(load_button, &QPushButton::clicked, this, &DatasetPanel::load);
+  connect(name_, &QComboBox::currentIndexChanged, this, [this] {
+    update_option_visibility();
+    load();
+  });
+  connect(&watcher_, &QFutureWatcher<LoadResult>::finished, this, &DatasetPanel::on_loaded);
+  update_option_visibility();
+}
+
+void DatasetPanel::update_option_visibility() {
+  const QString n = name_->currentText();
+  const bool keras = n == "reuters" || n == "imdb";
+  const bool synthetic = n == "synthetic-text" || n == "spirals" || n == "blobs" || n == "xor" || n == "circles";
+  seq_len_->setEnabled(keras);
+  num_words_->setEnabled(keras);
+  validation_->setEnabled(n == "reuters");
+  train_size_->setEnabled(synthetic);
+  seed_->setEnabled(synthetic);
+  dir_->setEnabled(!synthetic);
+}
+
+DatasetOptions DatasetPanel::options() const {
+  DatasetOptions o;
+  o.name = name_->currentText().toStdString();
+  o.data_dir = dir_->text().trimmed().toStdString();
+  o.train_size = train_size_->value();
+  o.sequence_length = seq_len_->value();
+  o.num_words = num_words_->value();
+  o.seed = static_cast<uint64_t>(seed_->value());
+  if (o.name == "reuters") o.test_split = validation_->value() / 100.0;
+  return o;
+}
+
+void DatasetPanel::set_dataset(const QString& name, const QString& dir) {
+  const QSignalBlocker block(name_);
+  const int i = name_->findText(name);
+  if (i >= 0) name_->setCurrentIndex(i);
+  dir_->setText(dir);
+  update_option_visibility();
+}
+
+void DatasetPanel::load() {
+  if (loading_) {
+    reload_pending_ = true;  // the choice changed while loading: load again when this one ends
+    return;
+  }
+  reload_pending_ = false;
+  loading_ = true;
+  const DatasetOptions o = options();
+  progress_->setVisible(true);
+  error_->setVisible(false);
+  summary_->setText(QString("Loading %1…").arg(QString::fromStdString(o.name).toHtmlEscaped()));
+  Q_EMIT loading_changed(true);
+  watcher_.setFuture(QtConcurrent::run([o] {
+    LoadResult r;
+    QElapsedTimer t;
+    t.start();
+    try {
+      r.dataset = load_dataset(o);
+    } catch (const std::exception& e) {
+      r.error = QString::fromStdString(describe_exception(e));
+    }
+    r.seconds = t.elapsed() / 1000.0;
+    return r;
+  }));
+}
+
+void DatasetPanel::on_loaded() {
+  const LoadResult r = watcher_.result();
+  if (reload_pending_) {  // stale: the user chose something else meanwhile
+    // Still loading until load() runs again, so that loading() never reads false between the two
+    // loads (mirrorbench --train polls it and would find no dataset to train on).
+    watcher_.waitForFinished();
+    loading_ = false;
+    QMetaObject::invokeMethod(this, &DatasetPanel::load, Qt::QueuedConnection);
+    return;
+  }
+  progress_->setVisible(false);
+  loading_ = false;
+  dataset_ = r.dataset;
+  if (!dataset_) {
+    error_->setText(r.error);
+    error_->setVisible(true);
+    summary_->clear();
+    classes_->setRowCount(0);
+    Q_EMIT error(r.error);
+  } else {
+    show_dataset();
+    summary_->setText(summary_->text() + QString(" Loaded in %1 s.").arg(r.seconds, 0, 'f', 2));
+  }
+  Q_EMIT loading_changed(false);
+  Q_EMIT dataset_changed(dataset_);
+}
+
+void DatasetPanel::show_dataset() {
+  const auto& info = dataset_->info();
+  QString shape;
+  for (size_t i = 0; i < info.input_shape.size(); ++i) shape += (i ? " × " : "") + QString::number(info.input_shape[i]);
+  summary_->setText(QString("<b>%1</b>: %2 training / %3 validation examples of %4%5, %6 classes.")
+                        .arg(QString::fromStdString(info.name).toHtmlEscaped(),  // one arg(): see learned_view
+                             QString::number(dataset_->size(Split::kTrain)),
+                             QString::number(dataset_->size(Split::kValidation)), shape,
+                             info.kind == InputKind::kTokens ? QString(" token ids (below %1)").arg(info.vocab_size)
+                                                             : QString(),
+                             QString::number(info.num_classes)));
+  const auto train = dataset_->class_counts(Split::kTrain);
+  const auto val = dataset_->class_counts(Split::kValidation);
+  classes_->setRowCount(static_cast<int>(info.num_classes));
+  for (int k = 0; k < static_cast<int>(info.num_classes); ++k) {
+    const QString name = k < static_cast<int>(info.class_names.size()) ? QString::fromStdString(info.class_names[static_cast<size_t>(k)])
+                                                                       : QString::number(k);
+    auto* name_item = new QTableWidgetItem(QString("%1 %2").arg(k).arg(name));
+    name_item->setForeground(class_color(k));  // as the points and the Learned tab draw it
+    classes_->setItem(k, 0, name_item);
+    classes_->setItem(k, 1, new QTableWidgetItem(QString::number(train[static_cast<size_t>(k)])));
+    classes_->setItem(k, 2, new QTableWidgetItem(QString::number(val[static_cast<size_t>(k)])));
+  }
+  // No taller than its rows (three classes leave room for the points below), at most kTableHeight.
+  int rows_height = classes_->horizontalHeader()->height() + 2 * classes_->frameWidth();
+  for (int k = 0; k < classes_->rowCount(); ++k) rows_height += classes_->rowHeight(k);
+  classes_->setMaximumHeight(std::min(kTableHeight, rows_height));
+  while (auto* item = samples_layout_->takeAt(0)) {
+    delete item->widget();
+    delete item;
+  }
+  // 2-D points: a scatter plot of the training split rather than a few coordinates as text.
+  const bool plane = info.kind == InputKind::kFloat && info.input_shape == std::vector<int64_t>{2};
+  points_->setVisible(plane);
+  if (plane) {
+    std::vector<PointPlot::Point> points;
+    for (const auto& p : preview_examples(*dataset_, Split::kTrain, kMaxPoints))
+      points.push_back({p.values[0], p.values[1], p.label});
+    points_->set_points(std::move(points));
+    return;
+  }
+  const auto previews = preview_examples(*dataset_, Split::kTrain, kSamples);
+  for (size_t i = 0; i < previews.size(); ++i) {
+    const auto& p = previews[i];
+    auto* label = new QLabel;
+    label->setToolTip(literal(QString("example %1: class %2 %3").arg(p.index).arg(p.label).arg(QString::fromStdString(p.label_name))));
+    if (!p.text.empty()) {
+      // Class names and texts come from the dataset's files: escaped into the bold markup.
+      label->setTextFormat(Qt::RichText);
+      label->setText(QString("<b>%1</b>: %2")
+                         .arg(QString::fromStdString(p.label_name).toHtmlEscaped())
+                         .arg(QString::fromStdString(p.text).left(240).toHtmlEscaped()));
+      label->setWordWrap(true);
+      samples_layout_->addWidget(label, static_cast<int>(i), 0);
+    } else if (p.shape.size() == 3) {
+      label->setPixmap(example_thumbnail(p, 56));
+      auto* caption = plain_label(QString::fromStdString(p.label_name));
+      caption->setAlignment(Qt::AlignHCenter);
+      samples_layout_->addWidget(label, 0, static_cast<int>(i));
+      samples_layout_->addWidget(caption, 1, static_cast<int>(i));
+    } else {
+      delete label;
+    }
+  }
+}
+
+void DatasetPanel::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void DatasetPanel::dropEvent(QDropEvent* event) {
+  const auto urls = event->mimeData()->urls();
+  if (urls.isEmpty()) return;
+  QFileInfo f(urls.front().toLocalFile());
+  const QString dir = f.isDir() ? f.absoluteFilePath() : f.absolutePath();
+  const QString file = f.fileName().toLower();
+  QString name = name_->currentText();
+  // Guess the dataset from what was dropped.
+  if (file.startsWith("reuters") || QDir(dir).entryList({"reut2-*.sgm"}).size() > 0) name = "reuters";
+  else if (file.startsWith("imdb")) name = "imdb";
+  else if (QDir(dir).entryList({"train-images-idx3-ubyte*"}).size() > 0 && name != "mnist") name = "fashion-mnist";
+  set_dataset(name, dir);
+  load();
+  event->acceptProposedAction();
+}
+
+}  // namespace mirror::ui

@@ -1,0 +1,324 @@
+// The window's toolbar and menus, and what their entries do.
+#include <QAction>
+#include <QApplication>
+#include <QChartView>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QTextStream>
+#include <QToolBar>
+
+#include "mirror/runs/sweep.h"
+#include "mirror/util/version.h"
+#include "ui/classroom/learned_view.h"
+#include "ui/live/live_page.h"
+#include "ui/run/live_run.h"
+#include "ui/run/run_launcher.h"
+#include "ui/runs/compare_view.h"
+#include "ui/runs/export_model_dialog.h"
+#include "ui/runs/runs_browser.h"
+#include "ui/runs/sweep_dialog.h"
+#include "ui/setup/dataset_panel.h"
+#include "ui/setup/model_panel.h"
+#include "ui/widgets/chart_widgets.h"
+#include "ui/widgets/export.h"
+#include "ui/widgets/plain_text.h"
+#include "ui/widgets/theme.h"
+#include "ui/window/help.h"
+#include "ui/window/main_window.h"
+#include "ui/window/window_settings.h"
+
+namespace mirror::ui {
+
+void MainWindow::build_actions() {
+  auto* tb = addToolBar("Run");
+  tb->setObjectName("run_toolbar");
+  tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  train_ = tb->addAction(media_icon(MediaIcon::kPlay), "Train", this, &MainWindow::start_training);
+  train_->setShortcut(QKeySequence("Ctrl+Return"));
+  train_->setToolTip("Start training with these settings (Ctrl+Enter)");
+  pause_ = tb->addAction(media_icon(MediaIcon::kPause), "Pause");
+  pause_->setCheckable(true);
+  pause_->setShortcut(QKeySequence("Ctrl+P"));
+  pause_->setToolTip("Hold training between steps (Ctrl+P)");
+  connect(pause_, &QAction::toggled, this, [this](bool on) {
+    launcher_->set_paused(on);
+    status_->setText(on ? "Paused." : "Resumed.");
+  });
+  stop_ = tb->addAction(media_icon(MediaIcon::kStop), "Stop", this, [this] { launcher_->stop(); });
+  stop_->setShortcut(QKeySequence("Ctrl+."));
+  stop_->setToolTip("Stop after the current step (Ctrl+.)");
+  tb->addSeparator();
+  pace_ = new QComboBox;
+  pace_->setObjectName("pace");
+  pace_->setToolTip("Demo pace: how fast steps may go, so a class can watch a small model learn (the numbers do "
+                    "not change). Remembered per preset.");
+  pace_->addItem("full speed", 0.0);
+  for (double p : {50.0, 10.0, 2.0}) pace_->addItem(QString("%1 steps/s").arg(p), p);
+  connect(pace_, &QComboBox::activated, this, [this](int i) { set_pace(pace_->itemData(i).toDouble()); });
+  tb->addWidget(new QLabel(" Pace "));
+  tb->addWidget(pace_);
+  tb->addSeparator();
+  log_scale_ = tb->addAction("log loss");
+  log_scale_->setCheckable(true);
+  log_scale_->setToolTip("Logarithmic loss axis");
+  connect(log_scale_, &QAction::toggled, live_page_, &LivePage::set_log_loss);
+  auto* file = menuBar()->addMenu("&File");
+  file->addAction("Open dataset folder…", this, [this] {
+    const QString d = QFileDialog::getExistingDirectory(this, "Dataset folder");
+    if (d.isEmpty()) return;
+    dataset_->set_dataset(dataset_->options().name.c_str(), d);
+    dataset_->load();
+  });
+  recent_ = file->addMenu("Recent datasets");
+  file->addAction("Open Keras model…", this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "Open a Keras model (model.to_json() output)", {},
+                                                      "Keras model JSON (*.json)");
+    if (!path.isEmpty()) open_keras_model(path);
+  })->setToolTip("A Sequential model saved with Keras' model.to_json(): its layers open in the model editor");
+  file->addAction("Export model…", this, [this] { export_model(); })
+      ->setToolTip("The trained model of the selected run (or of the last run) for PyTorch (state dict and "
+                   "model.py) or ONNX");
+  file->addSeparator();
+  file->addAction("Export charts (PNG and SVG)…", this, &MainWindow::export_charts);
+  file->addAction("Export this view (PNG or SVG)…", QKeySequence("Ctrl+Shift+E"), this, [this] {
+    const QString page = views_->tabText(views_->currentIndex()).remove('&').toLower();
+    const QString path = QFileDialog::getSaveFileName(this, "Export the " + page + " view", page + ".svg",
+                                                      "SVG drawing (*.svg);;PNG image (*.png)");
+    if (!path.isEmpty() && !export_view(path)) QMessageBox::warning(this, "Export failed", literal("Cannot write " + path));
+  })->setToolTip("The page shown (Live, Strategy, Learned or Runs) as it looks, for slides: SVG (vector) or PNG");
+  file->addAction("Export metrics as CSV…", this, &MainWindow::export_csv);
+  file->addSeparator();
+  file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
+  auto* run = menuBar()->addMenu("&Run");
+  run->addActions({train_, pause_, stop_});
+  run->addSeparator();
+  sweep_action_ = run->addAction("Sweep…", this, &MainWindow::open_sweep_dialog);
+  sweep_action_->setToolTip("Train every combination of learning rates, batch sizes and device counts, then compare");
+  scaling_action_ = run->addAction(QString("Scaling study (1, 2, 4 logical devices, %1 tries each)").arg(kScalingTries),
+                                   this, &MainWindow::start_scaling_study);
+  scaling_action_->setToolTip("The same config for one epoch on 1, 2 and 4 logical devices, interleaved: the median "
+                              "throughput and its spread, efficiency, where the time goes");
+  tb->addSeparator();
+  tb->addAction(scaling_action_);
+  auto* runs = menuBar()->addMenu("R&uns");
+  runs->addAction("Show runs", QKeySequence("Ctrl+R"), this, [this] {
+    views_->setCurrentWidget(runs_page_);
+    auto* split = qobject_cast<QSplitter*>(runs_page_);
+    if (split && split->sizes().value(0) == 0) split->setSizes({split->height() / 3, split->height() - split->height() / 3});
+  });
+  runs->addAction("Show what the model learned", QKeySequence("Ctrl+E"), this, [this] { views_->setCurrentWidget(learned_); });
+  runs->addAction("Show live training", QKeySequence("Ctrl+L"), this, [this] { views_->setCurrentIndex(0); });
+  runs->addAction("Open run folder…", this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, "Open a run folder (holding run.json)", browser_->root());
+    if (dir.isEmpty()) return;
+    QString error;
+    if (browser_->open_run(dir, &error)) views_->setCurrentWidget(runs_page_);
+    else QMessageBox::warning(this, "Not a run", literal(error));
+  });
+  runs->addAction("Export comparison…", this, &MainWindow::export_comparison);
+  auto* view = menuBar()->addMenu("&View");
+  dark_ = view->addAction("Dark theme");
+  dark_->setCheckable(true);
+  connect(dark_, &QAction::toggled, this, &MainWindow::set_dark);
+  projector_ = view->addAction("Projector mode (large fonts, thick lines)");
+  projector_->setCheckable(true);
+  projector_->setShortcut(QKeySequence("Ctrl+Shift+P"));
+  connect(projector_, &QAction::toggled, this, &MainWindow::set_projector);
+  presentation_ = view->addAction("Presentation (charts and strategy, large type)");
+  presentation_->setCheckable(true);
+  presentation_->setShortcut(QKeySequence("F5"));
+  presentation_->setToolTip("Only the pages, in projector type: Page Down / Page Up (a clicker) change the page,"
+                            " Space steps on the Strategy page, Esc leaves");
+  connect(presentation_, &QAction::toggled, this, &MainWindow::set_presentation);
+  // A presenter's clicker sends Page Down / Page Up; Esc leaves. Active only while presenting.
+  next_page_ = new QAction("Next page", this);
+  next_page_->setShortcut(QKeySequence(Qt::Key_PageDown));
+  previous_page_ = new QAction("Previous page", this);
+  previous_page_->setShortcut(QKeySequence(Qt::Key_PageUp));
+  leave_presentation_ = new QAction("Leave presentation", this);
+  leave_presentation_->setShortcut(QKeySequence(Qt::Key_Escape));
+  for (QAction* a : {next_page_, previous_page_, leave_presentation_}) {
+    a->setEnabled(false);
+    addAction(a);
+  }
+  connect(next_page_, &QAction::triggered, this, [this] { views_->setCurrentIndex((views_->currentIndex() + 1) % views_->count()); });
+  connect(previous_page_, &QAction::triggered, this,
+          [this] { views_->setCurrentIndex((views_->currentIndex() + views_->count() - 1) % views_->count()); });
+  connect(leave_presentation_, &QAction::triggered, this, [this] { presentation_->setChecked(false); });
+  full_screen_ = view->addAction("Full screen");
+  full_screen_->setCheckable(true);
+  full_screen_->setShortcut(QKeySequence("F11"));
+  // Leaving full screen gives back what the window was before (maximised, say).
+  connect(full_screen_, &QAction::toggled, this,
+          [this](bool on) { setWindowState(on ? windowState() | Qt::WindowFullScreen : windowState() & ~Qt::WindowFullScreen); });
+  view->addAction(log_scale_);
+  learning_rate_chart_ = view->addAction("Learning-rate chart");
+  learning_rate_chart_->setCheckable(true);
+  learning_rate_chart_->setToolTip("Shows the rate each step used; turns on by itself when a run's rate changes.");
+  connect(learning_rate_chart_, &QAction::triggered, live_page_, &LivePage::show_learning_rate);
+  auto* help = menuBar()->addMenu("&Help");
+  help->addAction("Getting started", QKeySequence::HelpContents, this,
+                  [this] { HelpDialog(HelpDialog::Page::kGettingStarted, this, this).exec(); });
+  help->addAction("Keyboard", this, [this] { HelpDialog(HelpDialog::Page::kKeyboard, this, this).exec(); });
+  help->addAction("Lessons…", QKeySequence("Ctrl+Shift+L"), this, &MainWindow::open_lessons_dialog)
+      ->setToolTip("Ready-made lessons: a short text and the runs that show it, trained and compared");
+  help->addSeparator();
+  help->addAction("About", this, [this] {
+    QMessageBox::about(this, "Mirror Workbench",
+                       QString("<b>Mirror Workbench %1</b><p>Mirrored synchronous data-parallel training "
+                               "(TensorFlow MirroredStrategy semantics) on LibTorch: replicate the model, shard "
+                               "each global batch, all-reduce the gradients, apply the same update on every "
+                               "replica.</p>")
+                           .arg(mirror::kVersion));
+  });
+}
+
+void MainWindow::open_sweep_dialog() {
+  if (running() || !train_->isEnabled()) return;
+  SweepDialog dialog(current_config(), this);
+  if (dialog.exec() == QDialog::Accepted && !dialog.points().empty()) start_sweep(dialog.points(), false);
+}
+
+void MainWindow::export_comparison() {
+  if (compare_->runs().empty()) {
+    QMessageBox::information(this, "Export comparison", "Select the runs to compare on the Runs page first.");
+    return;
+  }
+  QString filter;
+  const QString path = QFileDialog::getSaveFileName(
+      this, "Export comparison", "comparison.html",
+      "Report, HTML (*.html);;Report, Markdown (*.md);;Image, PNG (*.png);;Image, SVG (*.svg)", &filter);
+  if (path.isEmpty()) return;
+  bool ok = false;
+  if (path.endsWith(".png", Qt::CaseInsensitive)) ok = compare_->export_png(path);
+  else if (path.endsWith(".svg", Qt::CaseInsensitive)) ok = compare_->export_svg(path);
+  else ok = compare_->export_report(path);
+  if (!ok) QMessageBox::warning(this, "Export failed", literal("Cannot write " + path));
+  else status_->setText("Comparison written to " + path);
+}
+
+void MainWindow::set_dark(bool dark) {
+  apply_theme(*qApp, dark);
+  live_page_->set_dark(dark);
+  compare_->set_dark(dark);
+  fit_status_bar();
+}
+
+void MainWindow::set_projector(bool on) {
+  apply_font_scale(*qApp, on ? 1.6 : 1.0);
+  live_page_->set_line_width(on ? 4.0 : 2.0);
+  live_page_->set_projector(on);
+  compare_->set_line_width(on ? 4.0 : 2.0);
+  // Every chart's text follows the new font (themes and rebuilt axes take it from here on too).
+  for (QChartView* v : findChildren<QChartView*>()) apply_chart_fonts(v->chart());
+  fit_status_bar();
+}
+
+void MainWindow::set_presentation(bool on) {
+  if (on) projector_before_ = projector_->isChecked();
+  projector_->setChecked(on || projector_before_);
+  tabs_->setVisible(!on);  // the settings: a presentation shows the pages only
+  for (QAction* a : {next_page_, previous_page_, leave_presentation_}) a->setEnabled(on);
+  status_->setText(on ? "Presentation: Page Down / Page Up change page · Space steps on the Strategy page · "
+                        "Ctrl+P pauses · Esc leaves"
+                      : "Ready.");
+}
+
+bool MainWindow::export_view(const QString& path) {
+  QWidget* page = views_->currentWidget();
+  if (path.endsWith(".png", Qt::CaseInsensitive)) return export_png(page, path);
+  return export_svg(page, path, "Mirror Workbench: " + views_->tabText(views_->currentIndex()));
+}
+
+void MainWindow::fit_status_bar() {
+  // The progress bar's text fits the font; the status line is elided (whole text in its tooltip).
+  const int width = QFontMetrics(QApplication::font()).horizontalAdvance("epoch 100%") + 90;
+  epoch_progress_->setMinimumWidth(width);
+  epoch_progress_->setMaximumWidth(width);
+}
+
+void MainWindow::export_charts() {
+  const QString dir = QFileDialog::getExistingDirectory(this, "Export charts to");
+  if (dir.isEmpty()) return;
+  for (const QString& name : live_page_->export_charts(dir))
+    QMessageBox::warning(this, "Export failed", literal(QString("Cannot write %1.png/.svg in %2").arg(name, dir)));
+}
+
+void MainWindow::export_csv() {
+  const QString path = QFileDialog::getSaveFileName(this, "Export metrics", "metrics.csv", "CSV (*.csv)");
+  if (path.isEmpty()) return;
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) {
+    QMessageBox::warning(this, "Export failed", literal("Cannot write " + path));
+    return;
+  }
+  QTextStream(&f) << metrics().to_csv();
+}
+
+void MainWindow::remember_dataset() {
+  if (!settings_) return;
+  const auto o = dataset_->options();
+  settings_->remember_dataset(QString::fromStdString(o.name), QString::fromStdString(o.data_dir));
+  rebuild_recent_menu();
+}
+
+void MainWindow::rebuild_recent_menu() {
+  recent_->clear();
+  const QStringList recent = settings_ ? settings_->recent_datasets() : QStringList();
+  for (const QString& entry : recent) {
+    const auto parts = entry.split('|');
+    recent_->addAction(QString(entry).replace('|', " — "), this, [this, parts] {
+      dataset_->set_dataset(parts[0], parts.size() > 1 ? parts[1] : QString());
+      dataset_->load();
+    });
+  }
+  recent_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::open_keras_model(const QString& path) {
+  QStringList notes;
+  try {
+    notes = model_->open_model_file(path);
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, "Cannot open the Keras model", literal(QString::fromStdString(e.what())));
+    return;
+  }
+  // Show the layers, and on which row the model does not fit the data yet.
+  for (int i = 0; i < tabs_->count(); ++i)
+    if (tabs_->widget(i)->isAncestorOf(model_)) tabs_->setCurrentIndex(i);
+  statusBar()->showMessage(QString("Opened %1 (%2 layers)").arg(QFileInfo(path).fileName()).arg(model_->spec().layers.size()),
+                           15000);
+  if (notes.isEmpty()) return;
+  QString list;
+  for (const auto& n : notes) list += "<li>" + n.toHtmlEscaped() + "</li>";
+  QMessageBox::information(this, "Keras model opened",
+                           "Opened the layers of " + QFileInfo(path).fileName().toHtmlEscaped() + ".<ul>" + list + "</ul>");
+}
+
+void MainWindow::export_model() {
+  QString dir;
+  const auto selected = browser_->selected_runs();
+  if (selected.size() == 1) dir = QString::fromStdString(selected.front().dir);
+  else if (!run_dir().isEmpty()) dir = run_dir();
+  else dir = QFileDialog::getExistingDirectory(this, "Export the model of which run? (a folder holding run.json)", browser_->root());
+  if (dir.isEmpty()) return;
+  ExportModelDialog dialog(dir, this);
+  if (dialog.exec() != QDialog::Accepted || dialog.written().isEmpty()) return;
+  QStringList names;
+  for (const auto& f : dialog.written()) names << QFileInfo(f).fileName();
+  statusBar()->showMessage(QString("Exported %1 to %2").arg(names.join(", "), QFileInfo(dialog.written().front()).absolutePath()),
+                           15000);
+}
+
+}  // namespace mirror::ui
