@@ -25,6 +25,7 @@
 
 #include "mirror/runs/lesson.h"
 #include "mirror/runs/run_reader.h"
+#include "mirror/runs/x_axis.h"
 #include "mirror/util/error.h"
 #include "mirror/util/untrusted_text.h"
 #include "mirror/util/version.h"
@@ -81,7 +82,10 @@ int main(int argc, char** argv) {
   const QCommandLineOption after("after", "Seconds before the screenshot (default 10).", "seconds", "10");
   const QCommandLineOption scaling("scaling-study", "Run the scaling study (1, 2, 4 logical devices) once loaded.");
   const QCommandLineOption compare("compare", "Compare this recorded run (repeatable).", "dir");
-  const QCommandLineOption x_axis("x-axis", "The comparison's x axis: step, epoch, samples, time (training) or wall.", "axis", "step");
+  const QCommandLineOption x_axis("x-axis",
+                                  QString("The comparison's x axis: %1 (time: training time).")
+                                      .arg(QString::fromStdString(mirror::x_axis_names())),
+                                  "axis", mirror::x_axis_name(mirror::XAxis::kStep));
   const QCommandLineOption pace("pace", "Demo pace: at most this many steps a second (0: full speed).", "steps");
   const QCommandLineOption lesson("lesson", "Open this lesson (a name from Help → Lessons, or a lesson's .json file).", "name");
   const QCommandLineOption present("presentation", "Start in the presentation layout (View → Presentation, F5).");
@@ -127,8 +131,7 @@ int main(int argc, char** argv) {
   }
   window.show();
   if (cli.isSet(present)) window.presentation_action()->setChecked(true);
-  const QStringList axes = {"step", "epoch", "samples", "time", "wall"};
-  if (const auto i = axes.indexOf(cli.value(x_axis)); i >= 0) window.compare_view()->set_x_axis(static_cast<mirror::ui::XAxis>(i));
+  if (const auto axis = mirror::x_axis_named(cli.value(x_axis).toStdString())) window.compare_view()->set_x_axis(*axis);
   if (cli.isSet(compare)) window.compare_runs(cli.values(compare));
   if (view_index >= 0) window.views()->setCurrentIndex(view_index);
   if (cli.isSet(lesson) && !window.open_lesson(cli.value(lesson)))

@@ -8,13 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "mirror/runs/sweep.h"
+#include "mirror/strategy/local_workers.h"
+
 namespace mirror::cli {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitRunFailed = 1;
 inline constexpr int kExitBadConfig = 2;
-// A run stopped by a signal exits as shells report a process killed by it: 128 + its number.
-inline constexpr int exit_code_for_signal(int sig) { return 128 + sig; }
+// A run stopped by a signal exits as shells report a process killed by it (128 + its number),
+// as core reports a worker process that a signal ended.
+using mirror::exit_code_for_signal;
 
 // Options shared by `train` and `summary`; unset optionals keep the preset's value.
 struct ModelArgs {
@@ -70,7 +74,7 @@ struct SweepArgs {
   TrainArgs train;                // --run-dir is the folder the sweep's runs go under
   std::vector<std::string> grid;  // "lr=0.01,0.1", one per axis
   bool scaling = false;           // add the scaling study's axis (logical devices)
-  std::vector<int> scaling_devices = {1, 2, 4};
+  std::vector<int> scaling_devices = ScalingStudyOptions{}.logical_devices;
   int tries = 0;                  // runs of each point, interleaved; 0: kScalingTries for --scaling, else 1
 };
 

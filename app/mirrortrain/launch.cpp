@@ -1,6 +1,5 @@
 // `train --nproc N`: local worker processes started the way torchrun starts them.
 #include <fmt/format.h>
-#include <signal.h>
 
 #include <csignal>
 #include <cstdlib>
@@ -15,11 +14,10 @@
 namespace mirror::cli {
 
 namespace {
-std::vector<pid_t> g_children;
+LocalWorkers* g_workers = nullptr;  // the workers a signal to this process is passed on to
 
 extern "C" void forward_signal(int sig) {
-  for (pid_t p : g_children)
-    if (p > 0) kill(p, sig);
+  if (g_workers) g_workers->signal(sig);
 }
 }  // namespace
 
@@ -38,27 +36,20 @@ int launch_local_workers(int n, char** argv) {
     fmt::print(stderr, "mirrortrain: error: {}\n", e.what());
     return kExitRunFailed;
   }
-  g_children.reserve(static_cast<size_t>(n));  // never reallocated while a signal may read it
+  LocalWorkers workers(/*first_rank=*/0, n);
+  g_workers = &workers;
   std::signal(SIGINT, forward_signal);
   std::signal(SIGTERM, forward_signal);
-  for (int rank = 0; rank < n; ++rank) {
-    try {
-      g_children.push_back(spawn_worker(args, local_worker_env(rank, n, *where, "mirrortrain --nproc")));
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "mirrortrain: error: {}\n", e.what());
-      forward_signal(SIGTERM);
-      break;
-    }
-  }
-  // Rank 0's exit code, else the first failing worker's.
-  int code = g_children.empty() ? kExitRunFailed : kExitOk;
-  for (size_t r = 0; r < g_children.size(); ++r) {
-    const int c = wait_for_worker(g_children[r]);
-    g_children[r] = -1;
-    if (c != 0 && (code == 0 || r == 0)) code = c;
+  int code = kExitRunFailed;
+  try {
+    workers.start(args, *where, "mirrortrain --nproc");
+    code = workers.wait();  // rank 0's exit code, else the first failing worker's
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "mirrortrain: error: {}\n", e.what());
   }
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  g_workers = nullptr;
   return code;
 }
 

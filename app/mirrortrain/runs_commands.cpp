@@ -10,7 +10,6 @@
 #include "mirror/runs/export_run.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/util/error.h"
-#include "mirror/util/json_fields.h"
 #include "mirror/util/untrusted_text.h"
 #include "mirror/util/words.h"
 #include "tables.h"
@@ -61,7 +60,7 @@ int run_runs_show(const RunsArgs& a) {
     if (!a.csv) {
       fmt::print("{} ({}), {} on {}, {}\n", terminal_text(r.name), terminal_text(r.status), terminal_text(run_model_label(r)),
                  terminal_text(run_dataset_label(r)), counted(replica_count(r), "replica"));
-      if (const std::string message = json_string(r.run, "message"); !message.empty())
+      if (const std::string message = r.message(); !message.empty())
         fmt::print("message: {}\n", terminal_text(message, LineBreaks::kKeep));
       if (!r.meta.name.empty() || !r.meta.tags.empty())
         fmt::print("name: {}{}\n", terminal_text(r.display_name()),

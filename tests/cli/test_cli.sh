@@ -41,6 +41,9 @@ version=$(sed -nE 's/^project\(MirrorWorkbench VERSION ([0-9.]+).*/\1/p' "$(dirn
 expect version 0 "^mirrortrain ${version//./\\.}\$" -- "$bin" --version
 expect help-all 0 'train.*--nproc' -- bash -c '"$0" --help-all | tr "\n" " "' "$bin"
 expect devices 0 'cpu:0' -- "$bin" devices
+# Every backend the code knows is listed, also one this build lacks, with what it would need.
+expect devices-every-backend 0 '  nccl +NVIDIA NCCL .*  +(not in this build: needs (a CUDA LibTorch|NCCL)|cpu: not available: needs GPU replicas)' -- \
+  bash -c '"$0" devices | tr "\n" " "' "$bin"
 expect datasets 0 'synthetic-text' -- "$bin" datasets
 expect train-spirals-json 0 '"type":"final".*"param_l2_norm"|"param_l2_norm".*"type":"final"' -- \
   "$bin" train --preset spirals-mlp --logical 3 --epochs 1 --max-steps 5 --json

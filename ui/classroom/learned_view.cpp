@@ -15,6 +15,7 @@
 
 #include "mirror/data/dataset.h"
 #include "mirror/data/preview.h"
+#include "mirror/runs/compare.h"
 #include "mirror/runs/evaluations.h"
 #include "mirror/runs/run_reader.h"
 #include "ui/classroom/confusion_matrix.h"
@@ -157,7 +158,7 @@ bool LearnedView::show_recorded(const QString& dir) {
   recorded_dataset_.clear();
   try {
     const RunRecord record = read_run(dir.toStdString());
-    recorded_dataset_ = config_value(record, "dataset.name");
+    recorded_dataset_ = run_dataset_label(record);
   } catch (const std::exception&) {
   }
   follow_latest_ = true;

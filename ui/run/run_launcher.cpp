@@ -13,11 +13,11 @@
 #include <thread>
 
 #include "mirror/runs/recorded_run.h"
+#include "mirror/runs/run_reader.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/strategy/local_workers.h"
 #include "mirror/strategy/workers.h"
 #include "mirror/util/error.h"
-#include "mirror/util/json_fields.h"
 #include "ui/run/live_run.h"
 #include "ui/run/training_controller.h"
 
@@ -64,37 +64,32 @@ std::atomic<int> run_counter{0};  // names each run's config file for its worker
 // started before the run is prepared, reaped on a thread of their own once they end (with the
 // run: a stop or the end is agreed by all workers; a failure of worker 0 ends theirs). `file`, if
 // any, is removed once they have ended; `where` is let go then.
-std::vector<pid_t> start_other_workers(std::vector<std::string> args, int processes,
-                                       std::shared_ptr<const LocalRendezvous> where,
-                                       const std::filesystem::path& file = {}) {
+std::shared_ptr<LocalWorkers> start_other_workers(std::vector<std::string> args, int processes,
+                                                  std::shared_ptr<const LocalRendezvous> where,
+                                                  const std::filesystem::path& file = {}) {
   const QString program = RunLauncher::mirrortrain_path();
   if (!QFileInfo(program).isExecutable())
     throw ConfigError(QString("training in %1 processes needs mirrortrain, which is not at %2 (set MIRRORTRAIN to "
                               "its path)").arg(processes).arg(program).toStdString());
   args.insert(args.begin(), {program.toStdString(), "train"});
   args.insert(args.end(), {"--timeout", std::to_string(kWorkerTimeout.count())});
-  std::vector<pid_t> pids;
   auto remove_file = [file] {
     std::error_code ec;
     if (!file.empty()) std::filesystem::remove(file, ec);
   };
+  auto others = std::make_shared<LocalWorkers>(/*first_rank=*/1, processes);
   try {
-    for (int rank = 1; rank < processes; ++rank)
-      pids.push_back(spawn_worker(args, local_worker_env(rank, processes, *where, "mirrorbench")));
-  } catch (...) {  // the ones already started would wait for the others for an hour
-    for (pid_t p : pids) {
-      ::kill(p, SIGTERM);
-      wait_for_worker(p);
-    }
+    others->start(args, *where, "mirrorbench");  // one that cannot start: those started are ended and reaped
+  } catch (...) {
     remove_file();
     throw;
   }
-  std::thread([pids, remove_file, where = std::move(where)]() mutable {
-    for (pid_t p : pids) wait_for_worker(p);
+  std::thread([others, remove_file, where = std::move(where)]() mutable {
+    others->wait();
     remove_file();
     where.reset();
   }).detach();
-  return pids;
+  return others;
 }
 
 // Runs `prepare` as worker 0 of `processes`, the others started as `mirrortrain train ARGS`.
@@ -112,7 +107,7 @@ std::unique_ptr<RecordedRun> as_worker_zero(int processes, std::vector<std::stri
       where.reset();
     }));
   } catch (...) {
-    for (pid_t p : others) ::kill(p, SIGTERM);
+    others->signal(SIGTERM);
     throw;
   }
 }
@@ -131,9 +126,7 @@ void RunLauncher::resume_run(const QString& dir, int epochs) {
   // A run trained by several processes resumes with as many (the window is worker 0 again).
   int processes = 1;
   try {
-    const nlohmann::json run = RunWriter::read_run_json(dir.toStdString());
-    if (const nlohmann::json* w = json_field(run, "workers"))
-      processes = static_cast<int>(std::max<int64_t>(1, json_int(*w, "world_size")));
+    processes = recorded_processes(RunWriter::read_run_json(dir.toStdString()));
   } catch (const std::exception&) {  // an unreadable run.json: RecordedRun::resume says what is wrong
   }
   bool started = false;

@@ -3,9 +3,6 @@
 #include <QTextStream>
 
 #include <algorithm>
-#include <map>
-
-#include "mirror/util/json_fields.h"
 
 namespace mirror::ui {
 
@@ -47,14 +44,7 @@ void RunMetrics::clear() {
 
 RunMetrics RunMetrics::from_record(const RunRecord& r, double smoothing, XAxis x) {
   RunMetrics out(smoothing, x);
-  int64_t steps_per_epoch = json_int(r.run, "steps_per_epoch");
-  if (x == XAxis::kEpoch && steps_per_epoch <= 0) {  // runs recorded before run.json noted it
-    std::map<int, int64_t> per_epoch;
-    for (const auto& s : r.steps) ++per_epoch[s.epoch];
-    for (const auto& e : r.epochs) steps_per_epoch = std::max(steps_per_epoch, per_epoch[e.epoch]);
-    if (steps_per_epoch == 0)
-      for (const auto& [epoch, n] : per_epoch) steps_per_epoch = std::max(steps_per_epoch, n);
-  }
+  const int64_t steps_per_epoch = r.steps_per_epoch();
   for (auto& q : out.raw_) q.reserve(static_cast<qsizetype>(r.steps.size()));
   for (auto& q : out.smooth_) q.reserve(static_cast<qsizetype>(r.steps.size()));
   for (StepMetrics s : r.steps) {

@@ -8,6 +8,7 @@
 #include <QVector>
 
 #include "mirror/runs/run_reader.h"
+#include "mirror/runs/x_axis.h"
 #include "mirror/train/events.h"
 
 namespace mirror::ui {
@@ -15,9 +16,9 @@ namespace mirror::ui {
 enum class Metric { kLoss, kAccuracy, kTopK, kLearningRate };
 constexpr int kMetricCount = 4;
 
-// What the x axis counts: steps differ between batch sizes; samples seen and epochs do not;
-// training time leaves validation out, wall time keeps it (and pauses).
-enum class XAxis { kStep, kEpoch, kSamples, kTime, kWall };
+// What the x axis counts (core's list, runs/x_axis.h): steps differ between batch sizes; samples
+// seen and epochs do not; training time leaves validation out, wall time keeps it (and pauses).
+using mirror::XAxis;
 
 // A debiased exponential moving average, as TensorBoard smooths scalars: the average of the
 // first n points is divided by (1 - weight^n), so early values are not dragged towards zero.

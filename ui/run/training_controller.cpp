@@ -98,7 +98,12 @@ bool TrainingController::start(std::function<std::unique_ptr<RecordedRun>()> pre
   });
   thread_->setObjectName("trainer");
   connect(thread_, &QThread::finished, thread_, &QObject::deleteLater);
-  connect(thread_, &QThread::finished, this, [this] { thread_ = nullptr; });
+  // The end arrives queued: by then stop_and_wait() may have cleared thread_ and a newer start()
+  // set it again, so only this start's thread is forgotten.
+  const uint64_t generation = ++generation_;
+  connect(thread_, &QThread::finished, this, [this, generation] {
+    if (generation == generation_) thread_ = nullptr;
+  });
   thread_->start();
   return true;
 }

@@ -6,6 +6,7 @@
 #include <QThread>
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -71,6 +72,7 @@ class TrainingController : public QObject {
   std::shared_ptr<TrainControl> control_;
   double pace_ = 0;
   QPointer<QThread> thread_;
+  uint64_t generation_ = 0;  // counts start()s: which one thread_ belongs to
   bool reported_finished_ = false;  // finished() reached the GUI thread: the thread is only tearing down
 };
 

@@ -45,17 +45,6 @@ namespace mirror::ui {
 
 namespace {
 
-const char* axis_title(XAxis x) {
-  switch (x) {
-    case XAxis::kStep: return "step";
-    case XAxis::kEpoch: return "epoch";
-    case XAxis::kSamples: return "samples seen";
-    case XAxis::kTime: return "training time (s)";
-    case XAxis::kWall: return "wall time (s)";
-  }
-  return "";
-}
-
 
 
 QIcon swatch(const QColor& c) {
@@ -71,8 +60,7 @@ QIcon swatch(const QColor& c) {
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   x_choice_ = new QComboBox;
-  for (XAxis x : {XAxis::kStep, XAxis::kEpoch, XAxis::kSamples, XAxis::kTime, XAxis::kWall})
-    x_choice_->addItem(axis_title(x), static_cast<int>(x));
+  for (const XAxisInfo& x : kXAxes) x_choice_->addItem(x.title, static_cast<int>(x.axis));
   x_choice_->setToolTip("What the x axis counts: steps differ between batch sizes, samples seen and epochs do not; "
                         "training time leaves out validation, wall time includes it");
   connect(x_choice_, &QComboBox::currentIndexChanged, this,
@@ -205,7 +193,7 @@ void CompareView::rebuild_curves() {
       delete axis;
     }
     auto* x_axis = new QValueAxis;
-    x_axis->setTitleText(axis_title(x_));
+    x_axis->setTitleText(x_axis_title(x_));
     x_axis->setLabelFormat(x_ == XAxis::kStep || x_ == XAxis::kSamples ? "%.0f" : "%.1f");
     const bool log_axis = m == 0 && log_loss_;
     QAbstractAxis* y_axis = nullptr;
@@ -246,7 +234,7 @@ void CompareView::rebuild_curves() {
       connect(train, &QXYSeries::hovered, charts_[m], [this, name, m](const QPointF& p, bool on) {
         if (!on) return QToolTip::hideText();
         QToolTip::showText(QCursor::pos(), literal(QString("%1\n%2 %3: %4 %5")
-                                                       .arg(name, axis_title(x_)).arg(p.x(), 0, 'g', 6)
+                                                       .arg(name, x_axis_title(x_)).arg(p.x(), 0, 'g', 6)
                                                        .arg(m == 0 ? "loss" : second_choice_->currentText())
                                                        .arg(p.y(), 0, 'g', 5)));
       });
@@ -325,7 +313,7 @@ bool CompareView::export_svg(const QString& path) {
 bool CompareView::export_report(const QString& path) {
   ComparisonReport report;
   report.runs = runs_.size();
-  const QString x = axis_title(x_);
+  const QString x = x_axis_title(x_);
   report.charts = {{"Loss by " + x, charts_[0]}, {charts_[1]->chart()->title() + " by " + x, charts_[1]}};
   report.table = table_;
   if (scaling_page_->has_study()) {

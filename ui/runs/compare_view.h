@@ -65,7 +65,7 @@ class CompareView : public QWidget {
   QTabWidget* pages() const { return pages_; }
 
  Q_SIGNALS:
-  void x_axis_changed(mirror::ui::XAxis x);
+  void x_axis_changed(mirror::XAxis x);
 
  private:
   void rebuild_curves();

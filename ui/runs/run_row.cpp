@@ -5,7 +5,6 @@
 #include <QTableWidget>
 
 #include "mirror/runs/compare.h"
-#include "mirror/util/json_fields.h"
 #include "ui/widgets/plain_text.h"
 
 namespace mirror::ui {
@@ -71,7 +70,7 @@ void fill_run_row(QTableWidget* table, int row, const RunRecord& r) {
   name->setToolTip(literal(tip));
   auto* status = set(kStatus, QString::fromStdString(r.status));
   status->setForeground(status_colour(r.status));
-  status->setToolTip(literal(QString::fromStdString(json_string(r.run, "message"))));
+  status->setToolTip(literal(QString::fromStdString(r.message())));
   set(kDataset, QString::fromStdString(run_dataset_label(r)));
   set(kModel, QString::fromStdString(run_model_label(r)));
   set(kDevices, r.status == "unreadable" ? QString() : devices_text(r), replica_count(r));
@@ -79,7 +78,7 @@ void fill_run_row(QTableWidget* table, int row, const RunRecord& r) {
   const qint64 steps = r.steps.empty() ? 0 : r.steps.back().global_step;
   set(kSteps, QString::number(steps), static_cast<double>(steps));
   set(kDuration, duration_text(r.duration_seconds), r.duration_seconds);
-  const QString started = QString::fromStdString(json_string(r.run, "started_at"));
+  const QString started = QString::fromStdString(r.started_at());
   // Sorted as "20261130-134501 <dir>", the form run directories are named in, so that runs
   // without a start time sort by their name and runs started in the same second keep their order.
   const QString stamp = started.isEmpty() ? QString() : QString(started).remove('-').remove(':').replace('T', '-').remove('Z');

@@ -20,8 +20,12 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QtConcurrent/QtConcurrentRun>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
 
 #include "mirror/data/preview.h"
+#include "mirror/train/config.h"
 #include "mirror/util/error.h"
 #include "ui/widgets/class_look.h"
 #include "ui/widgets/plain_text.h"
@@ -33,13 +37,23 @@ namespace {
 constexpr int kSamples = 8;
 constexpr int kTableHeight = 160;  // the class table's most
 constexpr int64_t kMaxPoints = 4000;  // of a 2-D dataset drawn on the Data tab
+
+// The validation split's field for Reuters' test_split (<0: Keras' default, 0.2).
+int split_percent(double test_split) { return test_split < 0 ? 20 : static_cast<int>(std::lround(test_split * 100)); }
+
+// The options as run.json records them: equal documents load equal data.
+nlohmann::json recorded(const DatasetOptions& o) {
+  TrainConfig c;
+  c.dataset = o;
+  return to_json(c).at("dataset");
+}
 }  // namespace
 
 DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent) {
   setAcceptDrops(true);
   auto* form = new QFormLayout;
   name_ = new QComboBox;
-  for (const auto& d : list_datasets()) name_->addItem(QString::fromStdString(d.name), QString::fromStdString(d.default_dir));
+  for (const auto& d : dataset_entries()) name_->addItem(QString::fromStdString(d.name), QString::fromStdString(d.default_dir));
   name_->setToolTip("Which data to train on. Drop a folder or .npz file here to open it.");
   form->addRow("Dataset", name_);
   dir_ = new QLineEdit;
@@ -130,28 +144,47 @@ DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void DatasetPanel::update_option_visibility() {
-  const QString n = name_->currentText();
-  const bool keras = n == "reuters" || n == "imdb";
-  const bool synthetic = n == "synthetic-text" || n == "spirals" || n == "blobs" || n == "xor" || n == "circles";
-  seq_len_->setEnabled(keras);
-  num_words_->setEnabled(keras);
-  validation_->setEnabled(n == "reuters");
-  train_size_->setEnabled(synthetic);
-  seed_->setEnabled(synthetic);
-  dir_->setEnabled(!synthetic);
+  const DatasetEntry* entry = find_dataset(name_->currentText().toStdString());
+  const UsedDatasetOptions uses = entry ? entry->uses : UsedDatasetOptions{};
+  seq_len_->setEnabled(uses.sequence_length);
+  num_words_->setEnabled(uses.num_words);
+  validation_->setEnabled(uses.test_split);
+  train_size_->setEnabled(uses.train_size);
+  seed_->setEnabled(uses.seed);
+  dir_->setEnabled(uses.data_dir);
 }
 
+void DatasetPanel::set_config(const TrainConfig& config) {
+  const DatasetOptions& o = config.dataset;
+  given_ = o;
+  set_dataset(QString::fromStdString(o.name), QString::fromStdString(o.data_dir));
+  train_size_->setValue(static_cast<int>(o.train_size));
+  seq_len_->setValue(static_cast<int>(o.sequence_length));
+  num_words_->setValue(static_cast<int>(o.num_words));
+  validation_->setValue(split_percent(o.test_split));
+  seed_->setValue(static_cast<int>(o.seed));
+}
+
+void DatasetPanel::config(TrainConfig& into) const { write_shown(into.dataset); }
+
 DatasetOptions DatasetPanel::options() const {
-  DatasetOptions o;
+  DatasetOptions o = given_;
+  write_shown(o);
+  return o;
+}
+
+void DatasetPanel::write_shown(DatasetOptions& o) const {
   o.name = name_->currentText().toStdString();
   o.data_dir = dir_->text().trimmed().toStdString();
   o.train_size = train_size_->value();
   o.sequence_length = seq_len_->value();
   o.num_words = num_words_->value();
   o.seed = static_cast<uint64_t>(seed_->value());
-  if (o.name == "reuters") o.test_split = validation_->value() / 100.0;
-  return o;
+  // The split as given while the field still shows it (so Keras' default stays "default").
+  o.test_split = validation_->value() == split_percent(given_.test_split) ? given_.test_split : validation_->value() / 100.0;
 }
+
+bool DatasetPanel::needs_load() const { return !dataset_ || loading() || recorded(loaded_) != recorded(options()); }
 
 void DatasetPanel::set_dataset(const QString& name, const QString& dir) {
   const QSignalBlocker block(name_);
@@ -169,6 +202,7 @@ void DatasetPanel::load() {
   reload_pending_ = false;
   loading_ = true;
   const DatasetOptions o = options();
+  requested_ = o;
   progress_->setVisible(true);
   error_->setVisible(false);
   summary_->setText(QString("Loading %1…").arg(QString::fromStdString(o.name).toHtmlEscaped()));
@@ -200,6 +234,7 @@ void DatasetPanel::on_loaded() {
   progress_->setVisible(false);
   loading_ = false;
   dataset_ = r.dataset;
+  loaded_ = requested_;
   if (!dataset_) {
     error_->setText(r.error);
     error_->setVisible(true);

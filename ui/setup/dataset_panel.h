@@ -20,6 +20,7 @@ class QPlainTextEdit;
 
 namespace mirror {
 class Dataset;
+struct TrainConfig;
 }  // namespace mirror
 
 namespace mirror::ui {
@@ -37,10 +38,19 @@ class DatasetPanel : public QWidget {
  public:
   explicit DatasetPanel(QWidget* parent = nullptr);
 
+  // Shows the config's dataset options that have a field here (dataset, folder, training
+  // examples, sequence length, vocabulary, validation split, data seed) and keeps the others for
+  // options(); does not load.
+  void set_config(const TrainConfig& config);
+  // Writes the options shown into `into.dataset`, leaving the rest of `into` as it is.
+  void config(TrainConfig& into) const;
+  // What load() loads: set_config's options with the fields as shown.
   DatasetOptions options() const;
   // Selects a dataset (and optionally its directory) without loading it.
   void set_dataset(const QString& name, const QString& dir = {});
   std::shared_ptr<const Dataset> dataset() const { return dataset_; }
+  // Whether dataset() is not (or not yet) the one options() describe, so load() is needed.
+  bool needs_load() const;
   // From load() until dataset_changed() is emitted (the worker's end alone is not enough: the
   // dataset is taken over on the GUI thread after it).
   bool loading() const { return loading_ || reload_pending_; }
@@ -62,6 +72,8 @@ class DatasetPanel : public QWidget {
   void on_loaded();
   void show_dataset();
   void update_option_visibility();
+  // The fields' values into `o`.
+  void write_shown(DatasetOptions& o) const;
 
   QComboBox* name_;
   QLineEdit* dir_;
@@ -79,6 +91,9 @@ class DatasetPanel : public QWidget {
   QLabel* error_;
   QFutureWatcher<LoadResult> watcher_;
   std::shared_ptr<const Dataset> dataset_;
+  DatasetOptions given_;      // set_config's: the options without a field
+  DatasetOptions requested_;  // what the load under way (or the last one) loads
+  DatasetOptions loaded_;     // what dataset_ was loaded with
   bool loading_ = false;
   bool reload_pending_ = false;
 };

@@ -9,10 +9,11 @@
 #include <QPushButton>
 #include <QSpinBox>
 
-#include "mirror/strategy/communicator.h"
+#include "mirror/strategy/communicator_registry.h"
 #include "mirror/strategy/cuda_runtime.h"
 #include "mirror/strategy/shard_plan.h"
 #include "mirror/strategy/workers.h"
+#include "mirror/train/config.h"
 #include "mirror/util/error.h"
 #include "mirror/util/threads.h"
 
@@ -93,7 +94,15 @@ DeviceRequest DevicesPanel::request() const {
   return {devices_->currentText().toStdString(), logical_->value(), memory_->value()};
 }
 
-void DevicesPanel::set_logical(int logical) { logical_->setValue(logical); }
+void DevicesPanel::set_config(const TrainConfig& config) {
+  const QString devices = QString::fromStdString(config.devices.devices);
+  if (devices_->findText(devices) < 0) devices_->addItem(devices);  // resolve_devices says what is wrong with it
+  devices_->setCurrentText(devices);
+  logical_->setValue(config.devices.logical);
+  memory_->setValue(static_cast<int>(config.devices.memory_limit_mib));
+}
+
+void DevicesPanel::config(TrainConfig& into) const { into.devices = request(); }
 
 int DevicesPanel::processes() const { return processes_->value(); }
 

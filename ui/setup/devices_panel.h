@@ -13,6 +13,10 @@ class QListWidget;
 class QPushButton;
 class QSpinBox;
 
+namespace mirror {
+struct TrainConfig;
+}  // namespace mirror
+
 namespace mirror::ui {
 
 class DevicesPanel : public QWidget {
@@ -20,8 +24,12 @@ class DevicesPanel : public QWidget {
  public:
   explicit DevicesPanel(QWidget* parent = nullptr);
 
+  // Shows the config's device request: the devices to train on, logical devices per device and
+  // the memory limit. Devices this machine lacks are still shown (and problem() says so).
+  void set_config(const TrainConfig& config);
+  // Writes that request into `into.devices`, leaving the rest of `into` as it is.
+  void config(TrainConfig& into) const;
   DeviceRequest request() const;
-  void set_logical(int logical);
   // Worker processes on this machine, each with request()'s replicas (c10d over Gloo); 1: this
   // process only.
   int processes() const;

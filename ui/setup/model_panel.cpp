@@ -17,6 +17,7 @@
 #include "mirror/data/dataset.h"
 #include "mirror/model/presets.h"
 #include "mirror/model/summary.h"
+#include "mirror/train/config.h"
 #include "mirror/util/error.h"
 #include "mirror/util/json_file.h"
 #include "ui/widgets/plain_text.h"
@@ -228,11 +229,14 @@ QStringList ModelPanel::open_model_file(const QString& path) {
   return out;
 }
 
-void ModelPanel::show_preset(const QString& name) {
+void ModelPanel::set_config(const TrainConfig& config) {
+  set_spec(config.model);
   updating_ = true;
-  preset_->setCurrentText(name);
+  preset_->setCurrentText(config.preset.empty() ? QString("custom") : QString::fromStdString(config.preset));
   updating_ = false;
 }
+
+void ModelPanel::config(TrainConfig& into) const { into.model = spec_; }
 
 void ModelPanel::set_input(const InputSpec& input, bool have_input) {
   input_ = input;

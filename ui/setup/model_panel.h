@@ -13,6 +13,10 @@ class QPlainTextEdit;
 class QPushButton;
 class QTableWidget;
 
+namespace mirror {
+struct TrainConfig;
+}  // namespace mirror
+
 namespace mirror::ui {
 
 class ModelPanel : public QWidget {
@@ -20,6 +24,11 @@ class ModelPanel : public QWidget {
  public:
   explicit ModelPanel(QWidget* parent = nullptr);
 
+  // Shows the config's model, and its preset's name in the picker (custom when it has none);
+  // emits neither preset_chosen() nor model_changed().
+  void set_config(const TrainConfig& config);
+  // Writes the model as edited into `into.model`, leaving the rest of `into` as it is.
+  void config(TrainConfig& into) const;
   // The model as edited; rows that do not parse are left out (and marked).
   ModelSpec spec() const { return spec_; }
   // Shows a spec (from a preset or a file); does not Q_EMIT model_changed().
@@ -28,8 +37,6 @@ class ModelPanel : public QWidget {
   // Returns what a Keras file held that was not imported (see keras_import.h); throws ConfigError
   // saying what is wrong with the file, leaving the model as it was.
   QStringList open_model_file(const QString& path);
-  // Shows the preset's name in the picker without emitting preset_chosen().
-  void show_preset(const QString& name);
   // The dataset's input; the analysis and summary follow it.
   void set_input(const InputSpec& input, bool have_input);
   const ModelAnalysis& analysis() const { return analysis_; }

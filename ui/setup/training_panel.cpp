@@ -14,6 +14,7 @@
 
 #include <functional>
 
+#include "mirror/train/config.h"
 #include "mirror/util/error.h"
 #include "ui/widgets/chart_widgets.h"
 #include "ui/widgets/plain_text.h"
@@ -32,6 +33,9 @@ QString schedule_hint(const QString& kind) {
   if (kind == "cosine-restarts") return "first_decay_steps=500,t_mul=2,m_mul=1,alpha=0";
   return "no settings: the rate stays as entered";
 }
+
+// A number as the shortest text that reads back as the same double ("0.001", not "0.0010000").
+QString exact(double value) { return QString::fromStdString(fmt::format("{}", value)); }
 }  // namespace
 
 TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
@@ -137,9 +141,51 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   validate();
 }
 
+void TrainingPanel::set_config(const TrainConfig& config) {
+  const OptimizerConfig& o = config.optimizer;
+  shown_optimizer_ = o;
+  optimizer_->setCurrentText(QString::fromStdString(o.name));
+  lr_->setText(exact(o.learning_rate > 0 ? o.learning_rate : o.effective_learning_rate()));
+  momentum_->setText(exact(o.momentum));
+  nesterov_->setChecked(o.nesterov);
+  clipnorm_->setText(exact(o.global_clipnorm));
+  batch_->setValue(static_cast<int>(config.batch_size));
+  epochs_->setValue(config.epochs);
+  seed_->setValue(static_cast<int>(config.seed));
+  deterministic_->setChecked(config.strategy.deterministic);
+  schedule_->setCurrentText(QString::fromStdString(config.schedule.kind));
+  schedule_params_->setText(QString::fromStdString(lr_schedule_settings(config.schedule)));
+  warmup_->setValue(static_cast<int>(config.schedule.warmup_steps));
+  scale_batch_->setValue(static_cast<int>(config.schedule.scale_reference_batch));
+  plateau_->setText(QString::fromStdString(plateau_spec(config.plateau)));
+  early_stopping_->setText(QString::fromStdString(early_stopping_spec(config.early_stopping)));
+  validate();
+}
+
+void TrainingPanel::config(TrainConfig& into) const {
+  into.optimizer = optimizer();
+  into.batch_size = batch_->value();
+  into.epochs = epochs_->value();
+  into.seed = static_cast<uint64_t>(seed_->value());
+  into.strategy.deterministic = deterministic_->isChecked();
+  try {
+    into.schedule = schedule();
+  } catch (const ConfigError&) {
+  }
+  try {
+    into.plateau = plateau();
+  } catch (const ConfigError&) {
+  }
+  try {
+    into.early_stopping = early_stopping();
+  } catch (const ConfigError&) {
+  }
+}
+
 OptimizerConfig TrainingPanel::optimizer() const {
-  OptimizerConfig c;
-  c.name = optimizer_->currentText().toStdString();
+  const std::string name = optimizer_->currentText().toStdString();
+  OptimizerConfig c = name == shown_optimizer_.name ? shown_optimizer_ : OptimizerConfig{};
+  c.name = name;
   c.learning_rate = lr_->text().toDouble();
   c.momentum = momentum_->text().toDouble();
   c.nesterov = nesterov_->isChecked();
@@ -205,18 +251,6 @@ void TrainingPanel::plot_schedule() {
 
 int64_t TrainingPanel::batch_size() const { return batch_->value(); }
 int TrainingPanel::epochs() const { return epochs_->value(); }
-uint64_t TrainingPanel::seed() const { return static_cast<uint64_t>(seed_->value()); }
-bool TrainingPanel::deterministic() const { return deterministic_->isChecked(); }
-
-void TrainingPanel::set_values(const std::string& optimizer, double learning_rate, int64_t batch_size, int epochs) {
-  optimizer_->setCurrentText(QString::fromStdString(optimizer));
-  lr_->setText(QString::number(learning_rate, 'g', 6));
-  momentum_->setText("0");
-  nesterov_->setChecked(false);
-  batch_->setValue(static_cast<int>(batch_size));
-  epochs_->setValue(epochs);
-  validate();
-}
 
 void TrainingPanel::validate() {
   QString problem;

@@ -1,5 +1,5 @@
 #pragma once
-// Hyperparameters. Invalid values are marked at the field with the reason; valid() says whether
+// Hyperparameters. Invalid values are marked at the field with the reason; problem() says whether
 // training may start.
 
 #include <QWidget>
@@ -15,6 +15,10 @@ class QLabel;
 class QLineEdit;
 class QSpinBox;
 
+namespace mirror {
+struct TrainConfig;
+}  // namespace mirror
+
 namespace mirror::ui {
 
 class TrainingPanel : public QWidget {
@@ -22,12 +26,15 @@ class TrainingPanel : public QWidget {
  public:
   explicit TrainingPanel(QWidget* parent = nullptr);
 
-  OptimizerConfig optimizer() const;  // with the clipping fields
-  // The schedule, plateau rule and early stopping as entered; throw ConfigError when they do not
-  // parse (problem() says so first).
-  LrSchedule schedule() const;
-  PlateauOptions plateau() const;
-  EarlyStoppingOptions early_stopping() const;
+  // Shows the settings this tab owns: the optimizer, global batch, epochs, seed, deterministic,
+  // the rate schedule with its warmup and batch scaling, the plateau rule and early stopping.
+  void set_config(const TrainConfig& config);
+  // Writes those settings into `into`, leaving its other fields as they are. The optimizer's
+  // settings the tab has no field for (betas, epsilon, per-weight clipping...) are the ones
+  // set_config showed while the optimizer stays the same; another optimizer starts from its Keras
+  // defaults, as `mirrortrain train --optimizer` does. A schedule, plateau rule or early stopping
+  // that does not parse (problem() says which) leaves `into`'s. Never throws.
+  void config(TrainConfig& into) const;
   // Training examples of the chosen dataset: the rate plot spans epochs x steps per epoch.
   void set_train_size(int64_t examples);
   // The plotted rate curve (for tests): (step, rate) points.
@@ -37,9 +44,6 @@ class TrainingPanel : public QWidget {
   QSpinBox* warmup_box() const { return warmup_; }
   int64_t batch_size() const;
   int epochs() const;
-  uint64_t seed() const;
-  bool deterministic() const;
-  void set_values(const std::string& optimizer, double learning_rate, int64_t batch_size, int epochs);
   // Empty when every field is valid; else the first reason.
   QString problem() const { return problem_; }
   QLineEdit* learning_rate_edit() const { return lr_; }
@@ -51,6 +55,11 @@ class TrainingPanel : public QWidget {
   void changed();
 
  private:
+  OptimizerConfig optimizer() const;
+  // As entered; throw ConfigError when they do not parse (validate() says so first).
+  LrSchedule schedule() const;
+  PlateauOptions plateau() const;
+  EarlyStoppingOptions early_stopping() const;
   void validate();
   void plot_schedule();
 
@@ -72,6 +81,7 @@ class TrainingPanel : public QWidget {
   QLineEdit* plateau_;
   QLineEdit* early_stopping_;
   QLineEdit* clipnorm_;
+  OptimizerConfig shown_optimizer_;  // the last set_config's: the settings without a field
   int64_t train_size_ = 0;
   QLabel* error_;
   QString problem_;

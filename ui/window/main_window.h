@@ -2,7 +2,10 @@
 // The workbench window: dataset, model, training and device panels on the left; the Live page
 // (charts and replica view, following a LiveRun) and the Runs page on the right; run controls in
 // the toolbar; progress in the status bar. It lays out and wires: runs are started by its
-// RunLauncher, settings are kept by WindowSettings, menus are built in main_window_menus.cpp.
+// RunLauncher (main_window_runs.cpp reacts to them), settings are kept by WindowSettings, menus
+// are built in main_window_menus.cpp, the status bar is a StatusLine, the Runs page a RunsPage,
+// lessons are the LessonController's, quitting and resuming QuitAndResume's, projector mode and
+// presentations Presentation's.
 
 #include <QMainWindow>
 
@@ -15,12 +18,12 @@
 #include "mirror/train/events.h"
 #include "ui/run/event_types.h"
 #include "ui/run/run_metrics.h"
+#include "ui/window/quit_and_resume.h"
 
 class QAction;
 class QComboBox;
 class QDockWidget;
 class QLabel;
-class QProgressBar;
 class QTabWidget;
 class QMenu;
 
@@ -35,35 +38,40 @@ class MetricChart;
 class RunLauncher;
 class TrainingController;
 class RunsBrowser;
+class RunsPage;
 class CompareView;
 class LearnedView;
 class StrategyView;
 class WindowSettings;
 class LessonPanel;
+class LessonController;
+class Presentation;
+class StatusLine;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  // What closing the window during a run does.
-  enum class QuitChoice {
-    kStopAndQuit,    // stop after the current step (the run stays resumable) and close
-    kQuitWhenDone,   // close when the run (or sweep) ends by itself
-    kKeepTraining,   // do not close
-  };
+  // What closing the window during a run does (QuitAndResume asks).
+  using QuitChoice = ui::QuitChoice;
 
   // `restore_settings` reads and writes QSettings (window layout, theme, last choices); tests
   // pass false for a clean, repeatable window.
   explicit MainWindow(bool restore_settings = true, QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Loads a preset's model, hyperparameters, device count and dataset into the panels.
+  // Loads a preset's config (config_from_preset) into the panels, with its demo pace.
   void apply_preset(const QString& name);
+  // Shows a config in the panels and keeps what none of them shows (schedules' fine print,
+  // checkpoints, ...) for current_config(). A dataset missing here gives way to its stand-in
+  // (resolve_dataset; the status bar says so); an empty data folder keeps the Data tab's for the
+  // same dataset. Loads the dataset when it is not the one loaded.
+  void load_config(TrainConfig config);
   // Starts training with the panels' settings when they are valid.
   void start_training();
   // Starts a run with a given config and dataset, as start_training() does with the panels'
   // (benchmarks use it to run exactly the headless configuration).
   void start_run(TrainConfig config, std::shared_ptr<const Dataset> dataset);
-  // The config the panels describe (valid or not).
+  // The config the panels describe (valid or not): the last loaded one with each panel's fields.
   TrainConfig current_config() const;
 
   // Trains each point as its own recorded run, one after another, on the loaded dataset, then
@@ -77,21 +85,22 @@ class MainWindow : public QMainWindow {
   // with `epochs` > 0, trains it on until that epoch (a finished run, continued).
   void resume_run(const QString& dir, int epochs = 0);
   // Shows the runs page with these run directories selected (added when outside the runs folder).
-  void compare_runs(const QStringList& dirs);
+  // `comparison_only` folds the runs list away (a lesson's runs: the comparison fills the page).
+  void compare_runs(const QStringList& dirs, bool comparison_only = false);
   // File → Open Keras model…: its layers into the model editor; what was not imported is said (a
   // file it cannot open: in a message box, modal).
   void open_keras_model(const QString& path);
 
-  // Opens a lesson (a name as Help → Lessons… lists it, or the path of a lesson's .json file) in
-  // the Lesson dock beside the charts. Its runs, when recorded before (`mirrortrain lesson`, or an
-  // earlier class), open compared at once; otherwise they train now. `max_steps` > 0 caps every
-  // run (rehearsals, tests). False, with the reason in the banner, when it cannot be opened.
+  // Lessons (LessonController): opens one in the Lesson dock beside the charts, its recorded runs
+  // compared or else trained now (`max_steps` > 0 caps every run); false, with the reason in the
+  // banner, when it cannot be opened.
   bool open_lesson(const QString& name_or_path, int64_t max_steps = 0);
   // Trains the open lesson's runs (again), one after another, then compares them.
   void start_lesson();
-  bool lesson_training() const { return lesson_training_; }
-  LessonPanel* lesson_panel() const { return lesson_panel_; }
-  QDockWidget* lesson_dock() const { return lesson_dock_; }
+  bool lesson_training() const;
+  LessonPanel* lesson_panel() const;
+  QDockWidget* lesson_dock() const;
+  LessonController* lessons() const { return lessons_; }
 
   // Whether runs are recorded under the runs folder (on by default).
   void set_recording(bool on);
@@ -103,10 +112,10 @@ class MainWindow : public QMainWindow {
   double pace() const;
 
   // Answers the quit question without asking (tests); nullptr: ask with a dialog.
-  void set_quit_choice(std::function<QuitChoice()> choose) { choose_quit_ = std::move(choose); }
+  void set_quit_choice(std::function<QuitChoice()> choose);
   // "Last time, run X was stopped…  Resume / Not now": shown at start when the window was closed
   // or killed during a run. Hidden otherwise.
-  QWidget* resume_offer() const { return resume_offer_; }
+  QWidget* resume_offer() const;
 
   // For tests and benchmarks.
   DatasetPanel* dataset_panel() const { return dataset_; }
@@ -118,11 +127,11 @@ class MainWindow : public QMainWindow {
   QAction* pause_action() const { return pause_; }
   QAction* stop_action() const { return stop_; }
   QAction* dark_action() const { return dark_; }
-  QAction* projector_action() const { return projector_; }
-  QAction* full_screen_action() const { return full_screen_; }
+  QAction* projector_action() const;
+  QAction* full_screen_action() const;
   // View → Presentation (F5): the pages only, in projector type, changed with Page Down / Page Up
   // (a presenter's clicker); Esc leaves.
-  QAction* presentation_action() const { return presentation_; }
+  QAction* presentation_action() const;
   // Writes the page shown (Live, Strategy, Learned or Runs) as it looks: SVG, or PNG when `path`
   // ends in .png. False when the file cannot be written.
   bool export_view(const QString& path);
@@ -156,38 +165,23 @@ class MainWindow : public QMainWindow {
   void build_actions();
   void set_dark(bool dark);
   void set_projector(bool on);
-  void set_presentation(bool on);
-  // Sizes the status bar's progress bar to the current font.
-  void fit_status_bar();
   void export_charts();
   void export_csv();
   void export_comparison();
   void open_sweep_dialog();
   void rebuild_recent_menu();
-  // main_window_lessons.cpp: Help → Lessons…, and the open lesson's runs compared.
-  void open_lessons_dialog();
-  void show_lesson_runs(const QStringList& dirs, const QString& source);
-  // The lesson run at `index` (0-based) ended: its state in the Lesson dock.
-  void lesson_run_ended(size_t index, const std::string& status, const std::string& message);
-  // Whether the lesson run at `index` is meant to fail with `message` (Broken sync).
-  bool lesson_failure_meant(size_t index, const std::string& message) const;
   void remember_dataset();
+  // File → Export model…: the selected run's model (or the last run's), through ExportModelDialog.
+  void export_model();
 
   void update_train_enabled();
   void on_dataset_changed();
+  // main_window_runs.cpp: a run begun, followed, ended; a sweep ended; the banner.
   void on_run_begun(const QString& what);
-  void on_started(const RunStarted& e);
   void on_frame();
   void on_finished(const RunFinished& e);
   void on_sweep_finished(const QStringList& dirs, bool cancelled, int total);
   void show_error(const QString& message, const QString& headline = "The run failed.");
-  // Fills resume_offer_ for the run the settings name, when it can be resumed.
-  void offer_last_run();
-  // File → Export model…: the selected run's model (or the last run's), through ExportModelDialog.
-  void export_model();
-  QuitChoice ask_quit();
-  // Closes the window after "Quit when it finishes" once training has ended.
-  void close_by_itself();
 
   std::unique_ptr<WindowSettings> settings_;  // null: settings are neither read nor written
   RunLauncher* launcher_;
@@ -198,14 +192,12 @@ class MainWindow : public QMainWindow {
   LivePage* live_page_;
   QTabWidget* tabs_;
   QLabel* banner_;
-  QWidget* resume_offer_;
-  QLabel* resume_text_;
-  std::function<QuitChoice()> choose_quit_;
-  bool quit_when_done_ = false;
-  bool closing_by_itself_ = false;
-  QLabel* blocked_;
-  QLabel* status_;
-  QProgressBar* epoch_progress_;
+  QuitAndResume* quit_;
+  LessonController* lessons_;
+  Presentation* presentation_ = nullptr;  // made with the menus
+  StatusLine* status_line_;
+  QLabel* blocked_;  // status_line_'s: why Train is disabled
+  QLabel* status_;   // status_line_'s: what the run is doing
   QAction* train_;
   QAction* pause_;
   QAction* stop_;
@@ -213,30 +205,17 @@ class MainWindow : public QMainWindow {
   QAction* learning_rate_chart_ = nullptr;
   QComboBox* pace_ = nullptr;
   QAction* dark_;
-  QAction* projector_;
-  QAction* full_screen_ = nullptr;
-  QAction* presentation_ = nullptr;
-  QAction* next_page_ = nullptr;
-  QAction* previous_page_ = nullptr;
-  QAction* leave_presentation_ = nullptr;
-  bool projector_before_ = false;  // projector mode as it was before the presentation
   QAction* sweep_action_;
   QAction* scaling_action_;
   QMenu* recent_;
   QString preset_;
+  TrainConfig loaded_;  // the last load_config's: what no panel shows comes from it
   QTabWidget* views_;
   RunsBrowser* browser_;
   CompareView* compare_;
-  QWidget* runs_page_;
+  RunsPage* runs_page_;
   LearnedView* learned_;
   StrategyView* strategy_;
-  QDockWidget* lesson_dock_ = nullptr;
-  LessonPanel* lesson_panel_ = nullptr;
-  int64_t lesson_max_steps_ = 0;
-  bool lesson_training_ = false;  // the sweep running is the open lesson's
-  size_t lesson_position_ = 0;    // runs of it begun so far
-  QStringList lesson_dirs_;       // its runs, once trained or found recorded
-  bool comparison_only_ = false;  // the next compare_runs folds the runs list away (a lesson's runs)
 };
 
 }  // namespace mirror::ui

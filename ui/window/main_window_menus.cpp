@@ -10,8 +10,6 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProgressBar>
-#include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
@@ -27,6 +25,7 @@
 #include "ui/runs/compare_view.h"
 #include "ui/runs/export_model_dialog.h"
 #include "ui/runs/runs_browser.h"
+#include "ui/runs/runs_page.h"
 #include "ui/runs/sweep_dialog.h"
 #include "ui/setup/dataset_panel.h"
 #include "ui/setup/model_panel.h"
@@ -35,7 +34,10 @@
 #include "ui/widgets/plain_text.h"
 #include "ui/widgets/theme.h"
 #include "ui/window/help.h"
+#include "ui/window/lesson_controller.h"
 #include "ui/window/main_window.h"
+#include "ui/window/presentation.h"
+#include "ui/window/status_line.h"
 #include "ui/window/window_settings.h"
 
 namespace mirror::ui {
@@ -114,8 +116,8 @@ void MainWindow::build_actions() {
   auto* runs = menuBar()->addMenu("R&uns");
   runs->addAction("Show runs", QKeySequence("Ctrl+R"), this, [this] {
     views_->setCurrentWidget(runs_page_);
-    auto* split = qobject_cast<QSplitter*>(runs_page_);
-    if (split && split->sizes().value(0) == 0) split->setSizes({split->height() / 3, split->height() - split->height() / 3});
+    const int h = runs_page_->height();
+    if (runs_page_->sizes().value(0) == 0) runs_page_->setSizes({h / 3, h - h / 3});
   });
   runs->addAction("Show what the model learned", QKeySequence("Ctrl+E"), this, [this] { views_->setCurrentWidget(learned_); });
   runs->addAction("Show live training", QKeySequence("Ctrl+L"), this, [this] { views_->setCurrentIndex(0); });
@@ -131,37 +133,10 @@ void MainWindow::build_actions() {
   dark_ = view->addAction("Dark theme");
   dark_->setCheckable(true);
   connect(dark_, &QAction::toggled, this, &MainWindow::set_dark);
-  projector_ = view->addAction("Projector mode (large fonts, thick lines)");
-  projector_->setCheckable(true);
-  projector_->setShortcut(QKeySequence("Ctrl+Shift+P"));
-  connect(projector_, &QAction::toggled, this, &MainWindow::set_projector);
-  presentation_ = view->addAction("Presentation (charts and strategy, large type)");
-  presentation_->setCheckable(true);
-  presentation_->setShortcut(QKeySequence("F5"));
-  presentation_->setToolTip("Only the pages, in projector type: Page Down / Page Up (a clicker) change the page,"
-                            " Space steps on the Strategy page, Esc leaves");
-  connect(presentation_, &QAction::toggled, this, &MainWindow::set_presentation);
-  // A presenter's clicker sends Page Down / Page Up; Esc leaves. Active only while presenting.
-  next_page_ = new QAction("Next page", this);
-  next_page_->setShortcut(QKeySequence(Qt::Key_PageDown));
-  previous_page_ = new QAction("Previous page", this);
-  previous_page_->setShortcut(QKeySequence(Qt::Key_PageUp));
-  leave_presentation_ = new QAction("Leave presentation", this);
-  leave_presentation_->setShortcut(QKeySequence(Qt::Key_Escape));
-  for (QAction* a : {next_page_, previous_page_, leave_presentation_}) {
-    a->setEnabled(false);
-    addAction(a);
-  }
-  connect(next_page_, &QAction::triggered, this, [this] { views_->setCurrentIndex((views_->currentIndex() + 1) % views_->count()); });
-  connect(previous_page_, &QAction::triggered, this,
-          [this] { views_->setCurrentIndex((views_->currentIndex() + views_->count() - 1) % views_->count()); });
-  connect(leave_presentation_, &QAction::triggered, this, [this] { presentation_->setChecked(false); });
-  full_screen_ = view->addAction("Full screen");
-  full_screen_->setCheckable(true);
-  full_screen_->setShortcut(QKeySequence("F11"));
-  // Leaving full screen gives back what the window was before (maximised, say).
-  connect(full_screen_, &QAction::toggled, this,
-          [this](bool on) { setWindowState(on ? windowState() | Qt::WindowFullScreen : windowState() & ~Qt::WindowFullScreen); });
+  // Projector mode, Presentation (F5) and Full screen (F11).
+  presentation_ = new Presentation(this, view, views_, tabs_);
+  connect(presentation_->projector_action(), &QAction::toggled, this, &MainWindow::set_projector);
+  connect(presentation_, &Presentation::status, status_, &QLabel::setText);
   view->addAction(log_scale_);
   learning_rate_chart_ = view->addAction("Learning-rate chart");
   learning_rate_chart_->setCheckable(true);
@@ -171,7 +146,7 @@ void MainWindow::build_actions() {
   help->addAction("Getting started", QKeySequence::HelpContents, this,
                   [this] { HelpDialog(HelpDialog::Page::kGettingStarted, this, this).exec(); });
   help->addAction("Keyboard", this, [this] { HelpDialog(HelpDialog::Page::kKeyboard, this, this).exec(); });
-  help->addAction("Lessons…", QKeySequence("Ctrl+Shift+L"), this, &MainWindow::open_lessons_dialog)
+  help->addAction("Lessons…", QKeySequence("Ctrl+Shift+L"), lessons_, &LessonController::open_dialog)
       ->setToolTip("Ready-made lessons: a short text and the runs that show it, trained and compared");
   help->addSeparator();
   help->addAction("About", this, [this] {
@@ -212,7 +187,7 @@ void MainWindow::set_dark(bool dark) {
   apply_theme(*qApp, dark);
   live_page_->set_dark(dark);
   compare_->set_dark(dark);
-  fit_status_bar();
+  status_line_->fit();
 }
 
 void MainWindow::set_projector(bool on) {
@@ -222,30 +197,13 @@ void MainWindow::set_projector(bool on) {
   compare_->set_line_width(on ? 4.0 : 2.0);
   // Every chart's text follows the new font (themes and rebuilt axes take it from here on too).
   for (QChartView* v : findChildren<QChartView*>()) apply_chart_fonts(v->chart());
-  fit_status_bar();
-}
-
-void MainWindow::set_presentation(bool on) {
-  if (on) projector_before_ = projector_->isChecked();
-  projector_->setChecked(on || projector_before_);
-  tabs_->setVisible(!on);  // the settings: a presentation shows the pages only
-  for (QAction* a : {next_page_, previous_page_, leave_presentation_}) a->setEnabled(on);
-  status_->setText(on ? "Presentation: Page Down / Page Up change page · Space steps on the Strategy page · "
-                        "Ctrl+P pauses · Esc leaves"
-                      : "Ready.");
+  status_line_->fit();
 }
 
 bool MainWindow::export_view(const QString& path) {
   QWidget* page = views_->currentWidget();
   if (path.endsWith(".png", Qt::CaseInsensitive)) return export_png(page, path);
   return export_svg(page, path, "Mirror Workbench: " + views_->tabText(views_->currentIndex()));
-}
-
-void MainWindow::fit_status_bar() {
-  // The progress bar's text fits the font; the status line is elided (whole text in its tooltip).
-  const int width = QFontMetrics(QApplication::font()).horizontalAdvance("epoch 100%") + 90;
-  epoch_progress_->setMinimumWidth(width);
-  epoch_progress_->setMaximumWidth(width);
 }
 
 void MainWindow::export_charts() {

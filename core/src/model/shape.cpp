@@ -12,6 +12,11 @@
 
 namespace mirror {
 
+InputSpec input_spec(const Dataset& dataset) {
+  const auto& info = dataset.info();
+  return InputSpec{info.input_shape, info.kind == InputKind::kTokens, info.vocab_size, info.num_classes};
+}
+
 namespace {
 // Keras' output length of a window op along one axis (in >= k unless `same`; k, s >= 1). Written
 // so that no sum can overflow, whatever sizes a model file gives (a stride of 2^63 - 1).

@@ -8,12 +8,13 @@
 #include <map>
 #include <string_view>
 
-#include "mirror/data/registry.h"
+#include "mirror/data/dataset_registry.h"
 #include "mirror/runs/run_reader.h"
+#include "mirror/runs/x_axis.h"
 #include "mirror/util/error.h"
+#include "mirror/util/home.h"
 #include "mirror/util/json_fields.h"
 #include "mirror/util/json_file.h"
-#include "mirror/util/home.h"
 
 namespace mirror {
 
@@ -62,8 +63,8 @@ Lesson lesson_from_json(const nlohmann::json& j, const std::string& name, const 
     l.text.push_back(p.get<std::string>());
   }
   l.x_axis = json_string(j, "x_axis", "step");
-  if (std::find(std::begin(kLessonXAxes), std::end(kLessonXAxes), l.x_axis) == std::end(kLessonXAxes))
-    throw ConfigError(fmt::format("{}: x_axis '{}' is not one of step, epoch, samples, time, wall", where, l.x_axis));
+  if (!x_axis_named(l.x_axis))
+    throw ConfigError(fmt::format("{}: x_axis '{}' is not one of {}", where, l.x_axis, x_axis_names()));
   const std::string view = json_string(j, "view", "compare");
   if (view != "compare" && view != "scaling")
     throw ConfigError(fmt::format("{}: view '{}' is not compare or scaling", where, view));
@@ -220,6 +221,29 @@ std::vector<std::string> recorded_lesson_runs(const std::string& root, const Les
     return dirs;
   }
   return {};
+}
+
+LessonRunOutcome judge_lesson_run(const LessonRun& run, const std::string& status, const std::string& message) {
+  const std::string& expected = run.expect_failure;
+  LessonRunOutcome o;
+  if (status == "failed") {
+    o.meant_failure = !expected.empty() && message.find(expected) != std::string::npos;
+    o.as_meant = o.meant_failure;
+    o.words = o.meant_failure ? "failed, as the lesson means it to: " + message
+                              : expected.empty() ? "failed: " + message
+                                                 : fmt::format("failed: {} (the lesson expected it to fail with \"{}\")",
+                                                               message, expected);
+  } else if (status == "finished") {
+    o.as_meant = expected.empty();
+    o.words = expected.empty() ? "finished" : fmt::format("finished, but the lesson expected it to fail with \"{}\"", expected);
+  } else {
+    o.words = status;
+  }
+  return o;
+}
+
+LessonRunOutcome judge_lesson_run(const LessonRun& run, RunStatus status, const std::string& message) {
+  return judge_lesson_run(run, run_status_name(status), message);
 }
 
 }  // namespace mirror

@@ -173,6 +173,13 @@ SweepAxis scaling_axis(const std::vector<int>& logical_devices) {
   return axis;
 }
 
+std::vector<SweepPoint> scaling_study_points(TrainConfig base, const ScalingStudyOptions& options) {
+  if (!options.epochs_chosen && base.max_steps == 0) base.epochs = 1;
+  std::vector<SweepAxis> axes = options.other_axes;
+  axes.push_back(scaling_axis(options.logical_devices));
+  return expand_sweep(base, axes, options.tries > 0 ? options.tries : kScalingTries);
+}
+
 std::string new_sweep_id() {
   // Milliseconds too: a lesson run again at once (its first run failing fast) is a new sweep.
   const auto now = std::chrono::system_clock::now();

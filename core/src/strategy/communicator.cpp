@@ -163,6 +163,23 @@ bool all_cpu(const std::vector<LogicalDevice>& devices) {
                      [](const LogicalDevice& d) { return d.physical.type == DeviceType::kCpu; });
 }
 
+// A backend the code knows but this build lacks: listed with `why` ("needs a CUDA LibTorch"),
+// never chosen, and a ConfigError that says so when asked for.
+[[maybe_unused]] CommunicatorBackend backend_not_in_build(const std::string& name, const std::string& summary, const std::string& why) {
+  CommunicatorBackend b;
+  b.name = name;
+  b.summary = summary;
+  b.not_in_build = why;
+  b.unavailable = [why](const std::vector<LogicalDevice>&) { return "not in this build: " + why; };
+  b.make = [name, why](const CommunicatorSpec&) -> std::unique_ptr<Communicator> {
+    throw ConfigError(fmt::format("this build has no {} communicator: it {}", name, why));
+  };
+  return b;
+}
+
+[[maybe_unused]] constexpr const char* kNcclSummary =
+    "NVIDIA NCCL all-reduce: one replica per physical GPU, in one process";
+
 std::vector<CommunicatorBackend> built_in_backends() {
   std::vector<CommunicatorBackend> b;
   b.push_back({"none", "one replica: nothing to reduce",
@@ -173,14 +190,16 @@ std::vector<CommunicatorBackend> built_in_backends() {
                [](const CommunicatorSpec& s) -> std::unique_ptr<Communicator> {
                  if (s.world_size != 1) throw ConfigError("the 'none' communicator serves one replica only");
                  return std::make_unique<SingleReplicaCommunicator>();
-               }});
+               },
+               /*not_in_build=*/""});
   b.push_back({"reduce-to-one",
                "gather to replica 0, sum there, broadcast back (TensorFlow's fallback); any mix of devices",
                [](const std::vector<LogicalDevice>&) { return std::string(); }, 10,
                "reduce-to-one: logical devices share a physical device (NCCL needs one rank per GPU)",
                [](const CommunicatorSpec& s) -> std::unique_ptr<Communicator> {
                  return std::make_unique<ReduceToOneCommunicator>(s.world_size);
-               }});
+               },
+               /*not_in_build=*/""});
   b.push_back({"shared-memory", "each replica thread sums its own slice of every bucket; CPU replicas in one process",
                [](const std::vector<LogicalDevice>& d) {
                  return all_cpu(d) ? std::string() : std::string("needs CPU replicas; use reduce-to-one for GPUs");
@@ -188,17 +207,32 @@ std::vector<CommunicatorBackend> built_in_backends() {
                20, "shared-memory: all replicas are CPU threads in one process, so each reduces its own slice",
                [](const CommunicatorSpec& s) -> std::unique_ptr<Communicator> {
                  return std::make_unique<SharedMemoryCommunicator>(s.world_size, s.bucket_bytes);
-               }});
+               },
+               /*not_in_build=*/""});
 #ifdef MIRROR_HAVE_NCCL
   b.push_back(nccl_backend());
+#elif defined(MIRROR_HAVE_CUDA_TORCH)
+  b.push_back(backend_not_in_build("nccl", kNcclSummary,
+                                   "needs NCCL (nccl.h and libnccl) when it is built (README: Building against a "
+                                   "CUDA LibTorch)"));
+#else
+  b.push_back(backend_not_in_build("nccl", kNcclSummary,
+                                   "needs a CUDA LibTorch (README: Building against a CUDA LibTorch)"));
 #endif
   return b;
 }
 
+// The choices for --communicator: "auto, none, ...", without the backends this build lacks.
 std::string backend_names(const std::vector<CommunicatorBackend>& backends) {
   std::string names = "auto";
-  for (const auto& b : backends) names += ", " + b.name;
+  for (const auto& b : backends)
+    if (b.not_in_build.empty()) names += ", " + b.name;
   return names;
+}
+
+std::string not_in_build_error(const CommunicatorBackend& b) {
+  return fmt::format("this build has no {} communicator: it {}; choose {}", b.name, b.not_in_build,
+                     backend_names(CommunicatorRegistry::instance().backends()));
 }
 }  // namespace
 
@@ -248,11 +282,10 @@ std::vector<std::string> CommunicatorRegistry::available_multi_replica(const std
 namespace {
 // The backend called `name`; ConfigError listing the choices when there is none.
 CommunicatorBackend backend_named(const std::string& name) {
-  if (auto b = CommunicatorRegistry::instance().find(name)) return *b;
-  if (name == "nccl")
-    throw ConfigError(fmt::format("this build has no NCCL: the nccl communicator needs a LibTorch with CUDA and NCCL "
-                                  "when it is built (README: Building against a CUDA LibTorch); choose {}",
-                                  backend_names(CommunicatorRegistry::instance().backends())));
+  if (auto b = CommunicatorRegistry::instance().find(name)) {
+    if (!b->not_in_build.empty()) throw ConfigError(not_in_build_error(*b));
+    return *b;
+  }
   throw ConfigError(fmt::format("unknown communicator '{}' (choose {})", name,
                                 backend_names(CommunicatorRegistry::instance().backends())));
 }

@@ -30,7 +30,8 @@ std::shared_ptr<void> register_fake_communicator(FaultPlan plan) {
        [](const std::vector<LogicalDevice>&) { return std::string(); }, 0, "",
        [plan](const CommunicatorSpec& s) -> std::unique_ptr<Communicator> {
          return std::make_unique<FakeCommunicator>(s.world_size, plan);
-       }});
+       },
+       /*not_in_build=*/""});
   return std::shared_ptr<void>(nullptr, [](void*) { CommunicatorRegistry::instance().remove("fake"); });
 }
 

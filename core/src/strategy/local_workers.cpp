@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <ftw.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <string_view>
 
 #include "mirror/util/error.h"
@@ -90,7 +92,43 @@ int wait_for_worker(pid_t pid) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return 1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : exit_code_for_signal(WTERMSIG(status));
+}
+
+LocalWorkers::LocalWorkers(int first_rank, int world) : first_rank_(first_rank), world_(world) {
+  if (first_rank < 0 || first_rank > world)
+    throw std::invalid_argument(fmt::format("LocalWorkers: ranks {} to {} of {}", first_rank, world - 1, world));
+  pids_ = std::make_unique<std::atomic<pid_t>[]>(static_cast<size_t>(world - first_rank));
+  for (int i = 0; i < world - first_rank; ++i) pids_[static_cast<size_t>(i)].store(0);
+}
+
+void LocalWorkers::start(const std::vector<std::string>& argv, const LocalRendezvous& where, const std::string& launcher) {
+  for (int rank = first_rank_; rank < world_; ++rank) {
+    try {
+      pids_[static_cast<size_t>(rank - first_rank_)].store(spawn_worker(argv, local_worker_env(rank, world_, where, launcher)));
+    } catch (...) {
+      signal(SIGTERM);  // the ones already started would wait for the missing one until their timeout
+      wait();
+      throw;
+    }
+  }
+}
+
+void LocalWorkers::signal(int sig) const noexcept {
+  for (int i = 0; i < world_ - first_rank_; ++i)
+    if (const pid_t p = pids_[static_cast<size_t>(i)].load(); p > 0) ::kill(p, sig);
+}
+
+int LocalWorkers::wait() {
+  int code = 0;
+  for (int i = 0; i < world_ - first_rank_; ++i) {
+    const pid_t p = pids_[static_cast<size_t>(i)].load();
+    if (p <= 0) continue;
+    const int c = wait_for_worker(p);
+    pids_[static_cast<size_t>(i)].store(-1);
+    if (c != 0 && code == 0) code = c;  // the first rank's, else the first failing one's
+  }
+  return code;
 }
 
 namespace {

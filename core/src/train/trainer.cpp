@@ -40,11 +40,6 @@ bool should_stop(TrainControl& control, EventSink& sink) {
 }
 }  // namespace
 
-InputSpec input_spec(const Dataset& dataset) {
-  const auto& info = dataset.info();
-  return InputSpec{info.input_shape, info.kind == InputKind::kTokens, info.vocab_size, info.num_classes};
-}
-
 Trainer::Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::shared_ptr<WorkerGroup> workers)
     : config_(std::move(config)), dataset_(std::move(dataset)) {
   if (!dataset_) throw ConfigError("no dataset");

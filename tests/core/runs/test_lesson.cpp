@@ -189,3 +189,50 @@ TEST(Lesson, ItsRecordedRunsAreTheNewestCompleteSetLabelledAsTheLessonIsNow) {
   Lesson other = lesson_from_json(small_lesson(), "other", "test");
   EXPECT_TRUE(recorded_lesson_runs(root.str(), other).empty());
 }
+
+// The words and verdicts the CLI's summary and the window's Lesson dock showed, each in its own
+// copy, now one judgement in core.
+TEST(LessonRunOutcome, AFailureTheLessonMeansIsAsMeantAndSaysSo) {
+  const LessonRun nudged{"nudged", "spirals-mlp", nlohmann::json::object(), "out of sync"};
+  const std::string message = "replicas out of sync after step 30: replica 1 differs";
+  const LessonRunOutcome o = judge_lesson_run(nudged, "failed", message);
+  EXPECT_TRUE(o.as_meant);
+  EXPECT_TRUE(o.meant_failure);
+  EXPECT_EQ(o.words, "failed, as the lesson means it to: " + message);
+  // As a run that has just ended says it, and as its run.json says it afterwards: one verdict.
+  const LessonRunOutcome live = judge_lesson_run(nudged, RunStatus::kFailed, message);
+  EXPECT_EQ(live.words, o.words);
+  EXPECT_TRUE(live.as_meant);
+}
+
+TEST(LessonRunOutcome, ARunMeantToFailThatDidNotIsNotAsMeantAndNamesTheExpectedFailure) {
+  const LessonRun nudged{"nudged", "spirals-mlp", nlohmann::json::object(), "out of sync"};
+  const LessonRunOutcome finished = judge_lesson_run(nudged, RunStatus::kFinished, "");
+  EXPECT_FALSE(finished.as_meant);
+  EXPECT_FALSE(finished.meant_failure);
+  EXPECT_EQ(finished.words, "finished, but the lesson expected it to fail with \"out of sync\"");
+  const LessonRunOutcome other = judge_lesson_run(nudged, "failed", "out of memory");
+  EXPECT_FALSE(other.as_meant);
+  EXPECT_FALSE(other.meant_failure);
+  EXPECT_EQ(other.words, "failed: out of memory (the lesson expected it to fail with \"out of sync\")");
+}
+
+TEST(LessonRunOutcome, AnOrdinaryRunIsAsMeantOnlyWhenItFinishes) {
+  const LessonRun plain{"in sync", "spirals-mlp", nlohmann::json::object(), ""};
+  const LessonRunOutcome finished = judge_lesson_run(plain, RunStatus::kFinished, "");
+  EXPECT_TRUE(finished.as_meant);
+  EXPECT_EQ(finished.words, "finished");
+  const LessonRunOutcome failed = judge_lesson_run(plain, RunStatus::kFailed, "boom");
+  EXPECT_FALSE(failed.as_meant);
+  EXPECT_FALSE(failed.meant_failure);
+  EXPECT_EQ(failed.words, "failed: boom");
+  // A run that did not end by itself is not what the lesson meant, whatever it expected.
+  const LessonRun nudged{"nudged", "spirals-mlp", nlohmann::json::object(), "out of sync"};
+  for (const std::string status : {"stopped", "interrupted", "running", "stalled", "unreadable"})
+    for (const LessonRun* run : {&plain, &nudged}) {
+      const LessonRunOutcome o = judge_lesson_run(*run, status, "stopped at epoch 1, step 3");
+      EXPECT_FALSE(o.as_meant) << status;
+      EXPECT_EQ(o.words, status);
+    }
+  EXPECT_EQ(judge_lesson_run(plain, RunStatus::kStopped, "stopped").words, "stopped");
+}

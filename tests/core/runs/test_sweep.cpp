@@ -164,3 +164,44 @@ TEST(Sweep, WithSettingsChangesSettingsByTheirSweepNamesAndChecksThem) {
   EXPECT_NE(error_of<ConfigError>([&] { with_settings(base, nlohmann::json::array()); }).find("must be an object"),
             std::string::npos);
 }
+
+// The scaling study as the window planned it (the current config on 1, 2 and 4 logical devices,
+// one epoch each, three tries interleaved) and as `sweep --scaling` did, now one planner.
+TEST(ScalingStudy, TheDefaultStudyIsOneEpochOnOneTwoAndFourDevicesThreeTriesInterleaved) {
+  TrainConfig base = tiny_config();
+  base.epochs = 5;
+  const auto points = scaling_study_points(base);
+  ASSERT_EQ(points.size(), 9u);
+  const int expected_logical[] = {1, 2, 4, 1, 2, 4, 1, 2, 4};
+  for (size_t i = 0; i < points.size(); ++i) {
+    EXPECT_EQ(points[i].config.devices.logical, expected_logical[i]) << i;
+    EXPECT_EQ(points[i].config.epochs, 1) << i;
+  }
+  EXPECT_EQ(points[0].label, "logical=1 try 1/3");
+  EXPECT_EQ(points[8].label, "logical=4 try 3/3");
+  EXPECT_EQ(ScalingStudyOptions{}.tries, kScalingTries);
+}
+
+TEST(ScalingStudy, ChosenEpochsOrAStepLimitKeepTheRunsLengthAndOtherAxesVarySlower) {
+  TrainConfig base = tiny_config();
+  base.epochs = 3;
+  ScalingStudyOptions chosen;
+  chosen.epochs_chosen = true;
+  chosen.tries = 1;
+  chosen.logical_devices = {1, 2};
+  chosen.other_axes = {parse_sweep_axis("lr=0.01,0.1", base)};
+  const auto points = scaling_study_points(base, chosen);
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(points[0].label, "lr=0.01 logical=1");
+  EXPECT_EQ(points[1].label, "lr=0.01 logical=2");
+  EXPECT_EQ(points[2].label, "lr=0.1 logical=1");
+  for (const auto& p : points) EXPECT_EQ(p.config.epochs, 3);
+
+  base.max_steps = 7;  // the step limit says how long: the epochs stay as they are
+  ScalingStudyOptions limited;
+  limited.tries = 0;   // as the CLI passes --tries when not given: the study's default
+  const auto capped = scaling_study_points(base, limited);
+  ASSERT_EQ(capped.size(), 9u);
+  EXPECT_EQ(capped[0].config.epochs, 3);
+  EXPECT_EQ(capped[0].config.max_steps, 7);
+}

@@ -127,6 +127,33 @@ TEST(AllReduceSingle, OneReplicaNeedsNoCommunication) {
   EXPECT_THROW(make("none", 2), ConfigError);
 }
 
+TEST(CommunicatorRegistry, KnowsEveryBackendAndSaysWhyThisBuildLacksOne) {
+  auto& registry = CommunicatorRegistry::instance();
+  std::vector<std::string> names;
+  for (const auto& b : registry.backends()) names.push_back(b.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"none", "reduce-to-one", "shared-memory", "nccl"}));
+  const auto nccl = registry.find("nccl");
+  ASSERT_TRUE(nccl);
+#ifndef MIRROR_HAVE_CUDA_TORCH
+  EXPECT_EQ(nccl->not_in_build.rfind("needs a CUDA LibTorch", 0), 0u) << nccl->not_in_build;
+#endif
+  if (nccl->not_in_build.empty()) GTEST_SKIP() << "this build has NCCL";
+  // Listed with its reason, never available, never chosen, and asking for it says why.
+  const auto cpus = resolve_devices({"cpu", 2, 0}, list_physical_devices());
+  EXPECT_EQ(nccl->unavailable(cpus), "not in this build: " + nccl->not_in_build);
+  const std::vector<LogicalDevice> gpus = {LogicalDevice{PhysicalDevice{DeviceType::kCuda, 0, "cuda:0", "GPU", 0, 0}, 0, 1},
+                                           LogicalDevice{PhysicalDevice{DeviceType::kCuda, 1, "cuda:1", "GPU", 0, 0}, 0, 1}};
+  EXPECT_EQ(nccl->unavailable(gpus), "not in this build: " + nccl->not_in_build);
+  EXPECT_EQ(registry.available_multi_replica(gpus), (std::vector<std::string>{"reduce-to-one"}));
+  const std::string asked = error_of<ConfigError>([] { check_communicator_name("nccl"); });
+  EXPECT_NE(asked.find("this build has no nccl communicator: it " + nccl->not_in_build), std::string::npos) << asked;
+  EXPECT_NE(asked.find("choose auto, none, reduce-to-one, shared-memory"), std::string::npos) << asked;
+  EXPECT_THROW(choose_communicator("nccl", gpus), ConfigError);
+  EXPECT_THROW(make_communicator("nccl", CommunicatorSpec{2, 4096, gpus}), ConfigError);
+  const std::string unknown = error_of<ConfigError>([] { check_communicator_name("mpi"); });
+  EXPECT_NE(unknown.find("(choose auto, none, reduce-to-one, shared-memory)"), std::string::npos) << unknown;
+}
+
 TEST(CommunicatorRegistry, ListsTheBuiltInsWithAvailabilityAndAcceptsNewBackends) {
   auto& registry = CommunicatorRegistry::instance();
   const auto names = registry.available_multi_replica({});
@@ -136,20 +163,20 @@ TEST(CommunicatorRegistry, ListsTheBuiltInsWithAvailabilityAndAcceptsNewBackends
   EXPECT_EQ(registry.find("shared-memory")->unavailable(gpus), "needs CPU replicas; use reduce-to-one for GPUs");
   // NCCL joins where this build has it and the machine has both GPUs.
   std::vector<std::string> on_gpus = {"reduce-to-one"};
-  if (registry.find("nccl") && cuda_report().usable() && cuda_report().gpus.size() >= 2) on_gpus.push_back("nccl");
+  if (registry.find("nccl")->not_in_build.empty() && cuda_report().usable() && cuda_report().gpus.size() >= 2)
+    on_gpus.push_back("nccl");
   EXPECT_EQ(registry.available_multi_replica(gpus), on_gpus);
   // A backend that registers with a higher rank is what `auto` picks, and tests see it.
   registry.add({"test-best", "sums like reduce-to-one", [](const std::vector<LogicalDevice>&) { return std::string(); },
-                100, "test-best: the best there is", [](const CommunicatorSpec& s) {
-                  return make_communicator("reduce-to-one", s);
-                }});
+                100, "test-best: the best there is",
+                [](const CommunicatorSpec& s) { return make_communicator("reduce-to-one", s); }, ""});
   struct Unregister {  // even when an assertion below throws, later tests see the built-ins only
     ~Unregister() { CommunicatorRegistry::instance().remove("test-best"); }
   } unregister;
   const auto cpus = resolve_devices({"cpu", 2, 0}, list_physical_devices());
   EXPECT_EQ(choose_communicator("auto", cpus).name, "test-best");
   EXPECT_THROW(registry.add({"test-best", "", [](const std::vector<LogicalDevice>&) { return std::string(); }, 0, "",
-                             [](const CommunicatorSpec& s) { return make_communicator("none", s); }}),
+                             [](const CommunicatorSpec& s) { return make_communicator("none", s); }, ""}),
                std::invalid_argument);
   registry.remove("test-best");
   EXPECT_EQ(choose_communicator("auto", cpus).name, "shared-memory");

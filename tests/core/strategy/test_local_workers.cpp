@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -97,4 +99,45 @@ TEST(LocalWorkers, LaunchCommandsQuoteThePathsAndSlugTheJobName) {
   EXPECT_NE(c.sbatch.find("#SBATCH --job-name=x-rm-rf\n"), std::string::npos) << c.sbatch;
   EXPECT_NE(c.sbatch.find("--run-dir \"$HOME\"/'mirror-runs/a b;c'\n"), std::string::npos) << c.sbatch;
   EXPECT_EQ(std::count(c.sbatch.begin(), c.sbatch.end(), '\n'), 7) << c.sbatch;  // no line added
+}
+
+// The workers of one run, as `train --nproc` starts every rank and the window the ranks after
+// its own: each rank told its place, the exit codes read in rank order.
+TEST(LocalWorkers, StartsEachRankAndReportsTheFirstRanksCodeElseTheFirstFailure) {
+  LocalRendezvous where;
+  const std::string out = where.dir();
+  LocalWorkers others(/*first_rank=*/1, /*world=*/4);
+  others.start({"/bin/sh", "-c", "echo \"$RANK/$WORLD_SIZE $MIRROR_LAUNCHER\" > " + out + "/$RANK; exit $((RANK == 1 ? 0 : RANK + 10))"},
+               where, "test");
+  EXPECT_EQ(others.wait(), 12);  // rank 1 exited 0, so the first failing one: rank 2
+  for (int rank = 1; rank < 4; ++rank) {
+    std::string line;
+    std::getline(std::ifstream(out + "/" + std::to_string(rank)), line);
+    EXPECT_EQ(line, std::to_string(rank) + "/4 test");
+  }
+  EXPECT_FALSE(fs::exists(out + "/0"));  // rank 0 is the caller's own
+
+  LocalWorkers all(/*first_rank=*/0, /*world=*/3);
+  all.start({"/bin/sh", "-c", "exit $((RANK + 5))"}, where, "test");
+  EXPECT_EQ(all.wait(), 5);  // rank 0's
+  EXPECT_EQ(all.wait(), 0);  // every one reaped already
+}
+
+TEST(LocalWorkers, ASignalReachesEveryWorkerAndItsEndIsReportedAsAShellWould) {
+  LocalRendezvous where;
+  LocalWorkers workers(/*first_rank=*/0, /*world=*/3);
+  workers.start({"/bin/sh", "-c", "exec sleep 60"}, where, "test");
+  const auto begun = std::chrono::steady_clock::now();
+  workers.signal(SIGTERM);
+  EXPECT_EQ(workers.wait(), exit_code_for_signal(SIGTERM));
+  EXPECT_EQ(exit_code_for_signal(SIGTERM), 143);
+  EXPECT_LT(std::chrono::steady_clock::now() - begun, std::chrono::seconds(30));  // not their minute of sleep
+  workers.signal(SIGKILL);  // reaped: nothing left to signal, and no stranger's pid
+}
+
+TEST(LocalWorkers, RanksOutsideTheWorldAreRefused) {
+  EXPECT_THROW(LocalWorkers(3, 2), std::invalid_argument);
+  EXPECT_THROW(LocalWorkers(-1, 2), std::invalid_argument);
+  LocalWorkers none(2, 2);
+  EXPECT_EQ(none.wait(), 0);
 }

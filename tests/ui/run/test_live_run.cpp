@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QListWidget>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QtTest>
 
 #include "mirror/data/registry.h"
@@ -165,7 +166,7 @@ class LiveRunTest : public QObject {
 
   void devicesTabListsEveryBackendWithItsAvailability() {
     DevicesPanel panel;
-    panel.set_logical(2);
+    panel.logical_box()->setValue(2);
     QListWidget* list = panel.backend_list();
     QCOMPARE(list->count(), static_cast<int>(CommunicatorRegistry::instance().backends().size()));
     QStringList rows;

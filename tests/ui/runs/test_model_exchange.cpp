@@ -17,6 +17,7 @@
 #include "ui/setup/dataset_panel.h"
 #include "ui/setup/model_panel.h"
 #include "ui/setup/training_panel.h"
+#include "../setup/training_settings.h"
 #include "ui/window/main_window.h"
 
 using namespace mirror;
@@ -52,7 +53,7 @@ class ModelExchangeTest : public QObject {
     w.dataset_panel()->set_dataset("blobs");
     w.dataset_panel()->load();
     QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading() && w.dataset_panel()->dataset(), 30000);
-    w.training_panel()->set_values("adam", 0.01, 64, 1);
+    set_training(w.training_panel(), "adam", 0.01, 64, 1);
 
     const QStringList notes = w.model_panel()->open_model_file(keras);
     QCOMPARE(w.model_panel()->spec().layers.size(), size_t{3});

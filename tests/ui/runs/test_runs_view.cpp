@@ -1,94 +1,41 @@
-// The runs page as a user drives it, on Qt's offscreen platform: the browser (rename, tag, notes,
-// trash, following a run another process writes), the compare view on three recorded runs, its
-// exports, and sweeps and the scaling study started from the window.
+// The runs page's browser as a user drives it, on Qt's offscreen platform: rename, tag, notes,
+// trash, following a run another process writes, crafted files listed as unreadable, a run
+// folder opened from anywhere, and a run resumed from the browser. The compare view's tests are
+// in test_compare_view.cpp, sweeps' and the scaling study's in test_sweeps.cpp.
 #include <QAction>
-#include <QBoxPlotSeries>
-#include <QBoxSet>
-#include <QBuffer>
-#include <QChart>
-#include <QChartView>
 #include <QDir>
-#include <QImage>
 #include <QLabel>
-#include <QLegendMarker>
 #include <QLineEdit>
-#include <QLineSeries>
 #include <QListWidget>
-#include <QLogValueAxis>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QSpinBox>
-#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QValueAxis>
 #include <QtTest>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
 
+#include "../ui_test_helpers.h"
 #include "mirror/data/registry.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/run_writer.h"
-#include "mirror/runs/sweep.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/words.h"
 #include "ui/classroom/learned_view.h"
 #include "ui/classroom/lesson_panel.h"
+#include "ui/run/run_metrics.h"
 #include "ui/run/training_controller.h"
 #include "ui/runs/compare_view.h"
 #include "ui/runs/runs_browser.h"
-#include "ui/runs/sweep_dialog.h"
-#include "ui/setup/dataset_panel.h"
-#include "ui/setup/training_panel.h"
 #include "ui/window/main_window.h"
 
 using namespace mirror;
 using namespace mirror::ui;
 
 namespace {
-// Trains and records a real run: the spirals MLP on a small blobs set, 2 epochs.
-QString record_run(const QString& root, const QString& name, double lr, int logical) {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.dataset.train_size = 512;
-  c.dataset.val_size = 128;
-  c.optimizer.learning_rate = lr;
-  c.devices.logical = logical;
-  c.batch_size = 32;
-  c.epochs = 2;
-  const QString dir = root + "/" + name;
-  Trainer trainer(c, load_dataset(c.dataset));
-  RunWriter writer(dir.toStdString(), to_json(c));
-  TrainControl control;
-  trainer.run(writer, control);
-  return dir;
-}
-
-QString text_of(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
-// Pixels within a small distance of `c`.
-int pixels_like(const QImage& image, const QColor& c) {
-  int n = 0;
-  for (int y = 0; y < image.height(); ++y)
-    for (int x = 0; x < image.width(); ++x) {
-      const QColor p = image.pixelColor(x, y);
-      if (std::abs(p.red() - c.red()) + std::abs(p.green() - c.green()) + std::abs(p.blue() - c.blue()) < 30) ++n;
-    }
-  return n;
-}
-
-int column(const QTableWidget* t, const QString& header) {
-  for (int c = 0; c < t->columnCount(); ++c)
-    if (t->horizontalHeaderItem(c)->text() == header) return c;
-  return -1;
-}
-
 void append(const QString& path, const std::string& text) {
   std::ofstream(path.toStdString(), std::ios::app | std::ios::binary) << text;
 }
@@ -114,134 +61,7 @@ class RunsViewTest : public QObject {
     // The desktop trash goes under XDG_DATA_HOME: keep it in the test's folder, on the runs' file system.
     qputenv("XDG_DATA_HOME", (tmp_.path() + "/data").toUtf8());
     root_ = tmp_.path() + "/runs";
-    QDir().mkpath(root_);
-    runs_ << record_run(root_, "20261130-100000-a", 0.01, 1) << record_run(root_, "20261130-100100-b", 0.05, 2)
-          << record_run(root_, "20261130-100200-c", 0.1, 4);
-  }
-
-  void compareViewOverlaysThreeRecordedRuns() {
-    std::vector<RunRecord> runs;
-    for (const auto& d : runs_) runs.push_back(read_run(d.toStdString()));
-    CompareView view;
-    view.resize(1200, 800);
-    view.show();
-    view.set_runs(runs);
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    // One line per run in each chart, plus its validation line; the legend names each run once.
-    QChart* loss = view.loss_chart()->chart();
-    QCOMPARE(loss->series().size(), 6);
-    QStringList legend;
-    for (auto* marker : loss->legend()->markers())
-      if (marker->isVisible()) legend << marker->label();
-    QCOMPARE(legend, QStringList({"20261130-100000-a", "20261130-100100-b", "20261130-100200-c"}));
-    auto* first = qobject_cast<QLineSeries*>(loss->series()[0]);
-    auto* second = qobject_cast<QLineSeries*>(loss->series()[2]);
-    QVERIFY(first && second);
-    QVERIFY(first->color() != second->color());
-    QCOMPARE(first->color(), view.colour(0));
-    // 512 examples in batches of 32: 16 steps an epoch, 32 in all.
-    auto x_max = [&] { return qobject_cast<QValueAxis*>(loss->axes(Qt::Horizontal)[0])->max(); };
-    QCOMPARE(x_max(), 32.0);
-    QCOMPARE(first->at(first->count() - 1).x(), 32.0);
-    view.set_x_axis(XAxis::kSamples);
-    QCOMPARE(x_max(), 1024.0);
-    view.set_x_axis(XAxis::kEpoch);
-    QCOMPARE(x_max(), 2.0);
-    first = qobject_cast<QLineSeries*>(loss->series()[0]);
-    QCOMPARE(first->at(15).x(), 1.0);  // the last step of epoch 1
-    double train_end = 0, wall_end = 0;
-    for (const auto& r : runs) {
-      train_end = std::max(train_end, r.steps.back().train_seconds);
-      wall_end = std::max(wall_end, r.epochs.back().wall_seconds);
-    }
-    view.set_x_axis(XAxis::kTime);
-    QCOMPARE(x_max(), train_end);
-    view.set_x_axis(XAxis::kWall);
-    QCOMPARE(x_max(), wall_end);
-    QVERIFY(wall_end > train_end);  // validation counts in wall time only
-    // Smoothing off shows the raw steps; the log axis is for the loss.
-    view.set_x_axis(XAxis::kStep);
-    view.set_smoothing(0);
-    first = qobject_cast<QLineSeries*>(loss->series()[0]);
-    QCOMPARE(first->at(0).y(), runs[0].steps[0].loss);
-    view.set_smoothing(0.9);
-    first = qobject_cast<QLineSeries*>(loss->series()[0]);
-    QCOMPARE(first->at(0).y(), runs[0].steps[0].loss);  // debiased: the first point is the raw one
-    QVERIFY(first->at(5).y() != runs[0].steps[5].loss);
-    view.set_log_loss(true);
-    QVERIFY(qobject_cast<QLogValueAxis*>(loss->axes(Qt::Vertical)[0]) != nullptr);
-    QVERIFY(qobject_cast<QValueAxis*>(view.accuracy_chart()->chart()->axes(Qt::Vertical)[0]) != nullptr);
-    view.set_log_loss(false);
-    // A dark theme keeps each run's colour; projector lines are thicker.
-    view.set_dark(true);
-    view.set_line_width(4);
-    first = qobject_cast<QLineSeries*>(loss->series()[0]);
-    QCOMPARE(first->color(), view.colour(0));
-    QCOMPARE(first->pen().widthF(), 4.0);
-    view.set_dark(false);
-    view.set_line_width(2);
-    // The table: the settings that differ, then the results.
-    QTableWidget* t = view.table();
-    QCOMPARE(t->rowCount(), 3);
-    const int lr = column(t, "optimizer.learning_rate");
-    const int logical = column(t, "devices.logical");
-    const int best = column(t, "best_val_accuracy");
-    QVERIFY(lr > 0 && logical > 0 && best > 0);
-    QCOMPARE(column(t, "seed"), -1);  // the same in every run: not shown
-    QCOMPARE(t->item(1, lr)->text(), QString("0.05"));
-    QCOMPARE(t->item(2, logical)->text(), QString("4"));
-    QCOMPARE(t->item(0, best)->text(), QString::number(runs[0].best_val_accuracy, 'f', 4));
-    // The runs differ in learning rate as well as device count: not one scaling study (medians
-    // over different rates would measure the rates), so the scaling page says so and stays off.
-    QVERIFY(!view.pages()->isTabEnabled(1));
-    QVERIFY2(view.scaling_text()->text().startsWith(
-                 "These runs differ in more than their devices (optimizer.learning_rate)"),
-             qPrintable(view.scaling_text()->text()));
-
-    // Exports: the image shows every run's colour; the SVG is a vector drawing; the reports embed the charts.
-    view.set_x_axis(XAxis::kStep);
-    const QString png = tmp_.filePath("compare.png");
-    QVERIFY(view.export_png(png));
-    const QImage image(png);
-    QVERIFY(image.width() > 600 && image.height() > 400);
-    for (size_t i = 0; i < 3; ++i) QVERIFY2(pixels_like(image, view.colour(i)) > 100, qPrintable(QString("run %1").arg(i)));
-    const QString svg = tmp_.filePath("compare.svg");
-    QVERIFY(view.export_svg(svg));
-    QVERIFY(text_of(svg).contains("<svg"));
-    const QString html_path = tmp_.filePath("report.html");
-    QVERIFY(view.export_report(html_path));
-    const QString html = text_of(html_path);
-    QCOMPARE(html.count("data:image/png;base64,"), 2);  // loss and accuracy: no scaling study here
-    QVERIFY(html.contains("<td>0.05</td>"));
-    QVERIFY(!html.contains("<h2>Scaling</h2>"));
-    const int at = html.indexOf("base64,") + 7;
-    const QImage embedded = QImage::fromData(QByteArray::fromBase64(html.mid(at, html.indexOf('"', at) - at).toLatin1()));
-    QCOMPARE(embedded.size(), QSize(900, 420));
-    const QString md_path = tmp_.filePath("report.md");
-    QVERIFY(view.export_report(md_path));
-    const QString md = text_of(md_path);
-    QVERIFY(md.startsWith("# Run comparison"));
-    QVERIFY(md.contains("| run | optimizer.learning_rate |") || md.contains("| run | devices.logical |"));
-    QCOMPARE(md.count("](data:image/png;base64,"), 2);
-    QVERIFY(!view.export_report(tmp_.filePath("no/such/folder/report.html")));
-  }
-
-  // Runs that differ only in learning rate are not a scaling study: the report has no Scaling
-  // section (it used to add one, with efficiencies of runs on the same devices).
-  void reportOfRunsOnTheSameDevicesHasNoScalingSection() {
-    const QString root = tmp_.path() + "/lr-only";
-    QDir().mkpath(root);
-    std::vector<RunRecord> runs = {read_run(record_run(root, "20261130-110000-lr1", 0.01, 2).toStdString()),
-                                   read_run(record_run(root, "20261130-110100-lr2", 0.05, 2).toStdString())};
-    CompareView view;
-    view.resize(1200, 800);
-    view.set_runs(runs);
-    const QString path = tmp_.filePath("lr-only.html");
-    QVERIFY(view.export_report(path));
-    const QString html = text_of(path);
-    QVERIFY(!html.contains("<h2>Scaling</h2>"));
-    QCOMPARE(html.count("data:image/png;base64,"), 2);  // loss and accuracy only
-    QVERIFY(html.contains("20261130-110100-lr2"));
+    runs_ = record_three_runs(root_);
   }
 
   void browserListsRenamesTagsAndAnnotates() {
@@ -421,34 +241,6 @@ class RunsViewTest : public QObject {
     QVERIFY(QFile::exists(tmp_.path() + "/data/Trash/files/20261130-140000-doomed/run.json"));
   }
 
-  void sweepDialogCountsRunsAndRefusesBadValues() {
-    TrainConfig base = config_from_preset("spirals-mlp");
-    SweepDialog d(base);
-    d.learning_rates()->setText("0.01, 0.1");
-    d.batch_sizes()->setText("16,32,64");
-    QCOMPARE(d.points().size(), size_t{6});
-    QCOMPARE(QString::fromStdString(d.points()[5].label), QString("lr=0.1 batch=64"));
-    QCOMPARE(d.points()[5].config.devices.logical, base.devices.logical);
-    d.logical_devices()->setText("1,2");
-    QCOMPARE(d.points().size(), size_t{12});
-    d.batch_sizes()->setText("16,fast");
-    QVERIFY(d.points().empty());
-    // Named as the field is, not by its config key.
-    QCOMPARE(d.problem(), QString("Batch size: 'fast' is not a whole number"));
-    // Spaces separate values as commas do.
-    d.batch_sizes()->setText("16 32");
-    d.learning_rates()->setText("0.01 0.1,  1");
-    QCOMPARE(d.points().size(), size_t{12});
-    // The dialog says what the runs will train: the dataset, the model and the devices.
-    const QString intro = d.intro()->text();
-    QVERIFY2(intro.contains("<b>spirals</b>") && intro.contains("<b>spirals-mlp</b>") && intro.contains("<b>the CPU</b>"),
-             qPrintable(intro));
-    d.batch_sizes()->setText("32");
-    d.logical_devices()->setText("1");
-    d.learning_rates()->setText("0.1");
-    QCOMPARE(d.points().size(), size_t{1});
-  }
-
   void resumeFromTheBrowserContinuesExactly() {
     MainWindow w(false);
     w.show();
@@ -521,85 +313,6 @@ class RunsViewTest : public QObject {
     QCOMPARE(longer.steps.size(), size_t{4 * 128});
     QCOMPARE(longer.epochs.size(), size_t{4});
     QCOMPARE(longer.epochs.back().epoch, 4);
-  }
-
-  void sweepAndScalingStudyRunFromTheWindow() {
-    MainWindow w(false);
-    w.resize(1400, 900);
-    w.show();
-    w.apply_preset("spirals-mlp");
-    w.dataset_panel()->set_dataset("blobs");
-    w.dataset_panel()->load();
-    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading() && w.dataset_panel()->dataset() &&
-                                 w.dataset_panel()->dataset()->info().name == "blobs", 30000);
-    w.training_panel()->set_values("adam", 0.01, 64, 1);
-    TrainConfig base = w.current_config();
-    base.max_steps = 12;
-    QSignalSpy done(&w, &MainWindow::sweep_finished);
-    w.start_sweep(expand_sweep(base, {parse_sweep_axis("lr=0.01,0.1")}), false);
-    QVERIFY(w.sweeping());
-    QVERIFY(done.wait(120000));
-    const QStringList dirs = done.at(0).at(0).toStringList();
-    QCOMPARE(dirs.size(), 2);
-    for (int i = 0; i < 2; ++i) {
-      const RunRecord r = read_run(dirs[i].toStdString());
-      QCOMPARE(r.status, std::string("finished"));
-      QCOMPARE(r.run["sweep"]["index"].get<int>(), i + 1);
-      QCOMPARE(r.steps.size(), size_t{12});
-    }
-    QCOMPARE(read_meta(dirs[1].toStdString()).name, std::string("lr=0.1"));
-    // Compared on the Runs page when done.
-    QCOMPARE(w.views()->currentWidget()->objectName(), QString("runs-page"));
-    QCOMPARE(w.compare_view()->runs().size(), size_t{2});
-    QVERIFY(!w.sweeping());
-    // One of them, on the Learned tab: what its model learned, as recorded.
-    QVERIFY(!w.runs_browser()->learned_button()->isEnabled());  // two selected
-    w.runs_browser()->select_runs({dirs[1]});
-    QVERIFY(w.runs_browser()->learned_button()->isEnabled());
-    w.runs_browser()->learned_button()->click();
-    QCOMPARE(w.views()->currentWidget(), static_cast<QWidget*>(w.learned_view()));
-    QVERIFY(w.learned_view()->showing_recorded());
-    QVERIFY(w.learned_view()->shown());
-    QCOMPARE(w.learned_view()->shown()->total(), w.dataset_panel()->dataset()->size(Split::kValidation));
-
-    // The scaling study: 1, 2 and 4 logical devices, shown on the scaling page.
-    done.clear();
-    w.start_scaling_study();
-    QVERIFY(done.wait(240000));
-    QCOMPARE(done.at(0).at(0).toStringList().size(), 3 * kScalingTries);  // interleaved tries of each count
-    QCOMPARE(w.compare_view()->pages()->currentIndex(), 1);
-    QCOMPARE(w.compare_view()->scaling_table()->rowCount(), 3);
-    QCOMPARE(w.compare_view()->scaling_table()->item(0, 0)->text(), QString("1"));
-    QCOMPARE(w.compare_view()->scaling_table()->item(2, 0)->text(), QString("4"));
-    QCOMPARE(w.compare_view()->scaling_table()->item(2, 1)->text(), QString::number(kScalingTries));
-    const QString reading = w.compare_view()->scaling_text()->text();
-    qInfo("scaling study: %s", qPrintable(reading));
-    QVERIFY2(reading.contains("Baseline: 1 replica") && reading.contains("median of 3 tries") &&
-                 reading.contains("Load average (1 minute)"),
-             qPrintable(reading));
-    // Throughput: a box per count (slowest, median, fastest try) against a perfect-scaling line.
-    auto* throughput = w.compare_view()->findChild<QChartView*>("scaling_throughput");
-    QVERIFY(throughput);
-    QBoxPlotSeries* boxes = nullptr;
-    for (QAbstractSeries* series : throughput->chart()->series())
-      if (auto* b = qobject_cast<QBoxPlotSeries*>(series)) boxes = b;
-    QVERIFY(boxes);
-    QCOMPARE(boxes->count(), 3);
-    const QBoxSet* four = boxes->boxSets()[2];
-    QCOMPARE(QString::number(four->at(QBoxSet::Median), 'f', 0), w.compare_view()->scaling_table()->item(2, 2)->text());
-    QVERIFY(four->at(QBoxSet::LowerExtreme) <= four->at(QBoxSet::Median) &&
-            four->at(QBoxSet::Median) <= four->at(QBoxSet::UpperExtreme));
-
-    // Stop during a sweep ends the sweep, not just the run.
-    done.clear();
-    base.max_steps = 0;
-    base.epochs = 50;
-    w.start_sweep(expand_sweep(base, {parse_sweep_axis("lr=0.01,0.02,0.03")}), false);
-    QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 3, 30000);
-    w.stop_action()->trigger();
-    QVERIFY(done.wait(30000));
-    QCOMPARE(done.at(0).at(0).toStringList().size(), 1);
-    QCOMPARE(read_run(done.at(0).at(0).toStringList()[0].toStdString()).status, std::string("stopped"));
   }
 };
 

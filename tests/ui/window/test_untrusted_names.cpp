@@ -21,6 +21,7 @@
 #include <fstream>
 #include <functional>
 
+#include "../ui_test_helpers.h"
 #include "mirror/data/registry.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/run_writer.h"
@@ -79,11 +80,7 @@ QString record_named_run(const QString& root, const QString& folder, const QStri
   c.optimizer.learning_rate = lr;
   c.batch_size = 32;
   c.epochs = 2;
-  const QString dir = root + "/" + folder;
-  Trainer trainer(c, load_dataset(c.dataset));
-  RunWriter writer(dir.toStdString(), to_json(c));
-  TrainControl control;
-  trainer.run(writer, control);
+  const QString dir = record_config(root + "/" + folder, c);
   write_meta(dir.toStdString(), RunMeta{name.toStdString(), {}, {}});
   return dir;
 }

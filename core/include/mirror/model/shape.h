@@ -10,12 +10,17 @@
 
 namespace mirror {
 
+class Dataset;
+
 struct InputSpec {
   std::vector<int64_t> shape;  // one example, Keras layout, no batch axis
   bool tokens = false;         // integer token ids (needs an Embedding first)
   int64_t vocab_size = 0;      // token inputs
   int64_t num_classes = 0;
 };
+
+// The dataset's description of its input, for model analysis.
+InputSpec input_spec(const Dataset& dataset);
 
 struct LayerReport {
   std::string name;                  // "conv1d_1"

@@ -87,6 +87,16 @@ PlateauOptions parse_plateau(const std::string& spec);
 // "val_loss:patience=3,min_delta=0.001,restore_best=1,mode=min,start_from_epoch=0"
 EarlyStoppingOptions parse_early_stopping(const std::string& spec);
 
+// The parsers' inverses, for a front end that shows a config as the command line spells it.
+// lr_schedule_settings gives what follows the kind's colon ("decay_steps=2000,alpha=0.1"; empty
+// when every setting is its default), leaving out warmup_steps and scale_reference_batch, which
+// have flags of their own: parse_lr_schedule(kind + ":" + settings) gives `s` back with those two
+// at 0. plateau_spec and early_stopping_spec give "" when the rule is off, else a spec that parses
+// back to the same options. Numbers are written so that they read back exactly. Pure.
+std::string lr_schedule_settings(const LrSchedule& s);
+std::string plateau_spec(const PlateauOptions& o);
+std::string early_stopping_spec(const EarlyStoppingOptions& o);
+
 // The state plateau and early stopping carry from epoch to epoch (checkpointed).
 struct CallbackState {
   double plateau_scale = 1.0;  // product of the reductions so far

@@ -25,6 +25,7 @@
 
 #include "mirror/data/dataset_options.h"
 #include "mirror/runs/sweep.h"
+#include "mirror/train/events.h"
 
 namespace mirror {
 
@@ -39,14 +40,12 @@ struct Lesson {
   std::string name;                 // its file's stem: "broken-sync"
   std::string title;
   std::vector<std::string> text;    // paragraphs
-  std::string x_axis = "step";
+  std::string x_axis = "step";    // one of kXAxes' names (runs/x_axis.h)
   bool scaling = false;             // "view": "scaling"
   std::vector<LessonRun> runs;
   nlohmann::json if_missing = nlohmann::json::object();  // dataset name -> settings
   std::string source;               // "built-in", or the file it was read from
 };
-
-inline constexpr const char* kLessonXAxes[] = {"step", "epoch", "samples", "time", "wall"};
 
 // A lesson from its JSON document. Every run is checked as it would be planned (its preset
 // exists, its settings apply), so a broken file is refused when opened, not halfway through a
@@ -75,6 +74,24 @@ struct LessonPlan {
 // lesson's if_missing settings for it (and a note says so); `max_steps` > 0 caps every run (quick
 // checks). Throws ConfigError as lesson_from_json does.
 LessonPlan plan_lesson(const Lesson& lesson, int64_t max_steps = 0, const DatasetProbe& present = {});
+
+// How one run of a lesson went, judged against what the lesson means it to do, in the words that
+// the CLI's summary and the window's Lesson dock both show.
+struct LessonRunOutcome {
+  bool as_meant = false;       // it finished as planned, or failed as the lesson means it to
+  bool meant_failure = false;  // it failed, and the lesson means it to (the window says so in its banner)
+  std::string words;           // "finished", "failed, as the lesson means it to: replicas out of sync ...",
+                               // "failed: MESSAGE", "stopped", ...
+};
+// `status` is a run's status word as run.json and RunRecord::status give it ("finished",
+// "failed", "stopped", "interrupted", "running", ...); `message` what the run said when it ended
+// (RunFinished::message, run.json's "message"). A run meant to fail (expect_failure) went as meant
+// only when it failed with a message containing that text; any other run only when it finished.
+// A run that did not end (stopped, interrupted, still running) did not go as meant; its words
+// are its status. Never throws.
+LessonRunOutcome judge_lesson_run(const LessonRun& run, const std::string& status, const std::string& message);
+// The same for a run that has just ended (RunFinished's status and message).
+LessonRunOutcome judge_lesson_run(const LessonRun& run, RunStatus status, const std::string& message);
 
 // The runs under `root` recorded for `lesson` by its newest complete sweep (every planned run
 // there, finished or failed, labelled as the lesson labels them now), in the lesson's order;

@@ -40,7 +40,24 @@ struct RunRecord {
 
   // The meta name when the person gave one, else the directory's name.
   const std::string& display_name() const { return meta.name.empty() ? name : meta.name; }
+
+  // run.json's fields that the views and the CLI show, typed. Each gives its default when the
+  // field is missing or of another type (a run recorded by an older version, a damaged file);
+  // none throws.
+  std::string message() const;      // what the run said when it ended ("" while it runs)
+  std::string started_at() const;   // when it started, "2026-11-30T13:45:01Z" as recorded; "" if unknown
+  // Steps in a whole epoch: run.json's steps_per_epoch, else (runs recorded before it was noted)
+  // the longest recorded epoch; 0 when there are no steps.
+  int64_t steps_per_epoch() const;
+  int64_t planned_epochs() const;   // config.epochs, the epochs it was set to train; 0 if unknown
+  bool in_scaling_study() const;    // one run of a scaling study (sweep.scaling)
+  int processes() const;            // the worker processes that trained it (see recorded_processes)
 };
+
+// The worker processes that trained a run, from its run.json document (workers.world_size): at
+// least 1. For a caller that has read run.json alone (RunWriter::read_run_json) rather than the
+// whole record. Never throws.
+int recorded_processes(const nlohmann::json& run);
 
 // Follows one run directory: each poll() reads only what was appended to metrics.jsonl since the
 // last one (a line still being written waits for its newline) and re-reads run.json and meta.json

@@ -57,6 +57,18 @@ inline constexpr int kScalingTries = 3;
 // The scaling study's grid: the same config on each of these logical-device counts.
 SweepAxis scaling_axis(const std::vector<int>& logical_devices = {1, 2, 4});
 
+// The scaling study as the CLI's `sweep --scaling` and the window's Scaling study plan it.
+struct ScalingStudyOptions {
+  std::vector<int> logical_devices = {1, 2, 4};
+  int tries = kScalingTries;          // runs of each point, interleaved; 0 or less: kScalingTries
+  bool epochs_chosen = false;         // the person chose base.epochs for the study: keep it
+  std::vector<SweepAxis> other_axes;  // studied too: one study per combination, varying slower than devices
+};
+// The study's runs: `base` on each logical-device count, one epoch each unless the epochs were
+// chosen or base.max_steps limits the runs, `tries` times interleaved (expand_sweep's labels:
+// "logical=2 try 1/3"). Throws ConfigError as expand_sweep does, before anything is trained.
+std::vector<SweepPoint> scaling_study_points(TrainConfig base, const ScalingStudyOptions& options = {});
+
 // A short unique id for a new sweep ("sw-20261130-141502-042": UTC time to the millisecond), so
 // ids sort by when their sweeps began.
 std::string new_sweep_id();

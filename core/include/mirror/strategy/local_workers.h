@@ -3,8 +3,11 @@
 // --nproc N` and the window's "Processes"), and the commands that start a run's workers elsewhere
 // (torchrun, an sbatch script). No torch here.
 
-#include <string>
 #include <sys/types.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "mirror/strategy/workers.h"
@@ -39,8 +42,44 @@ WorkerEnv local_worker_env(int rank, int world, const LocalRendezvous& where, co
 // started.
 pid_t spawn_worker(const std::vector<std::string>& argv, const WorkerEnv& env);
 
-// Waits for `pid`; returns its exit code, or 128 + signal when a signal ended it.
+// A process ended by a signal exits as shells report it: 128 + the signal's number.
+constexpr int exit_code_for_signal(int sig) { return 128 + sig; }
+
+// Waits for `pid`; returns its exit code, or exit_code_for_signal when a signal ended it.
 int wait_for_worker(pid_t pid);
+
+// The worker processes of one run on this machine, ranks [first_rank, world): started together,
+// signalled together, reaped together. The CLI's `train --nproc N` starts every rank; the window,
+// itself worker 0, starts ranks 1 and up. A process started here and never reaped stays a zombie
+// until this process ends: call wait() (a thread of its own may).
+class LocalWorkers {
+ public:
+  // Room for the ranks' processes; starts none. Throws std::invalid_argument unless
+  // 0 <= first_rank <= world.
+  LocalWorkers(int first_rank, int world);
+  LocalWorkers(const LocalWorkers&) = delete;
+  LocalWorkers& operator=(const LocalWorkers&) = delete;
+
+  // Starts each rank in order as `argv` (argv[0] the program's path) with the environment
+  // local_worker_env(rank, world, where, launcher) describes. When one cannot be started, those
+  // already started are sent SIGTERM and reaped, so that none is left waiting for a peer that
+  // never comes, and the RunError is thrown. Call once, from one thread.
+  void start(const std::vector<std::string>& argv, const LocalRendezvous& where, const std::string& launcher);
+  // Sends `sig` to every process started and not yet reaped. Async-signal-safe (it only calls
+  // kill(2) on atomically read pids): a signal handler may call it, while start() or wait() run.
+  void signal(int sig) const noexcept;
+  // Waits for every process started, in rank order, and reaps it. Returns the first rank's exit
+  // code (as wait_for_worker gives it) unless that is 0, else the first failing rank's; 0 when all
+  // exited with 0 or none was started. Call from one thread at a time.
+  int wait();
+
+ private:
+  int first_rank_;
+  int world_;
+  // One slot per rank from first_rank_: 0 not started, > 0 running (or ended, not yet reaped),
+  // -1 reaped. Atomic, because signal() reads them from a signal handler or another thread.
+  std::unique_ptr<std::atomic<pid_t>[]> pids_;
+};
 
 // Ready-to-run commands for a config saved as `config_file`: `processes` workers with the
 // config's own devices each. The paths are quoted for the shell (a leading "$HOME/" is left to

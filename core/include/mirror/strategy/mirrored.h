@@ -4,6 +4,7 @@
 // gradients, identical update on every replica's own copy.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -106,12 +107,10 @@ class MirroredStrategy {
   void replica_step(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, bool train, double inv_global,
                     int top_k);
   // Several processes, training: the step's sums, every replica's timing and the stop from the
-  // record that travelled with the gradients (see StepRecord in mirrored.cpp).
+  // record that travelled with the gradients (see StepRecord in strategy/step_record.h).
   void read_record(StepResult& total, const ShardPlan& plan) const;
   // Several processes, evaluation: adds the other processes' sums and top predictions to ours.
   void gather_evaluation(StepResult& total);
-  // Caps LibTorch's allocator on each GPU at the sum of its logical devices' --memory-limit.
-  void limit_gpu_memory();
 
   std::vector<LogicalDevice> devices_;
   MirroredOptions options_;

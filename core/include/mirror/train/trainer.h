@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "mirror/data/dataset.h"
+#include "mirror/model/shape.h"  // input_spec
 #include "mirror/train/checkpoint_store.h"
 #include "mirror/train/config.h"
 #include "mirror/train/control.h"
@@ -49,8 +50,5 @@ class Trainer {
   torch::Tensor start_best_params_;    // early stopping's best weights so far, from a checkpoint
   CheckpointStore* store_ = nullptr;   // not owned; null: no checkpoints
 };
-
-// The dataset's description of its input, for model analysis.
-InputSpec input_spec(const Dataset& dataset);
 
 }  // namespace mirror

@@ -1,0 +1,93 @@
+#pragma once
+// What differs between a replica on the CPU and one on a GPU, behind one small interface, so that
+// the mirrored step reads the same for both. Chosen once per replica from its LogicalDevice
+// (ReplicaDevice::for_replica); a new device kind is one more implementation in
+// replica_device.cpp. Private to the strategy floor.
+
+#include <torch/types.h>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mirror/strategy/device.h"
+#include "mirror/strategy/gpu.h"
+
+namespace mirror {
+
+class GpuMemoryCaps;
+
+// Times the three stages of one replica step: compute (forward and backward), all-reduce and
+// update. Host clocks for CPU replicas; CUDA events for GPU replicas, whose work is asynchronous.
+// Used by the replica's own thread only.
+class StageTimer {
+ public:
+  enum Stage { kCompute = 0, kAllReduce = 1, kUpdate = 2 };
+  virtual ~StageTimer() = default;
+  // The step begins.
+  virtual void start() = 0;
+  // `stage` has ended; stages end in order.
+  virtual void lap(Stage stage) = 0;
+  // Milliseconds of each stage since start(); a stage that did not run (an evaluation has no
+  // all-reduce or update) counts zero. Waits for the device's queued work.
+  virtual std::array<double, 3> stages_ms() = 0;
+};
+
+class ReplicaDevice {
+ public:
+  // The implementation for `device`'s kind. `all` are the run's replica devices in this process
+  // (a GPU's logical devices share its memory). Has no effect on the device: nothing starts
+  // until open().
+  static std::unique_ptr<ReplicaDevice> for_replica(const LogicalDevice& device,
+                                                    const std::vector<LogicalDevice>& all);
+  virtual ~ReplicaDevice() = default;
+  ReplicaDevice(const ReplicaDevice&) = delete;
+  ReplicaDevice& operator=(const ReplicaDevice&) = delete;
+
+  const LogicalDevice& logical() const { return logical_; }
+  const torch::Device& torch_device() const { return torch_device_; }
+
+  // Before any replica is built (trainer thread).
+  // Why this build or machine cannot train on the device, in one line; empty when it can.
+  virtual std::string unusable() const = 0;
+  // Deterministic algorithms only on this device (process-wide settings; idempotent).
+  virtual void make_deterministic() const = 0;
+  // True when the replica's memory is this machine's, shared with the other such replicas (CPU);
+  // else it has own_memory_mib() of its own (0: unknown).
+  virtual bool shares_host_memory() const = 0;
+  virtual int64_t own_memory_mib() const = 0;
+  // Adds the device's --memory-limit to its card's cap (GPU); nothing for the CPU.
+  virtual void add_memory_cap(GpuMemoryCaps& caps) const = 0;
+  // When `e` is this device's out-of-memory error, throws RunError naming the logical device and
+  // its limit; otherwise returns (the caller rethrows `e`).
+  virtual void throw_if_out_of_memory(const std::exception& e) const = 0;
+
+  // Once the replica's model is on the device: starts what its thread will use (a GPU replica's
+  // stream and event timer). Call once.
+  virtual void open() = 0;
+
+  // During a step, on the replica's thread.
+  // While the returned scope lives, this thread's LibTorch work goes to the replica's stream.
+  virtual StreamScope use_on_this_thread() const = 0;
+  // `host_part` (a part of a host tensor) on the device: a plain copy for the CPU; through pinned
+  // memory and asynchronously on the replica's stream for a GPU.
+  virtual torch::Tensor copy_in(const torch::Tensor& host_part) const = 0;
+  virtual StageTimer& timer() = 0;
+  // Peak memory of the replica's card so far, divided among the replicas on that card; 0 on the CPU.
+  virtual double peak_memory_mib() const = 0;
+
+  // Between steps, on the trainer thread: blocks until work queued on the device by any stream
+  // has finished (after the trainer thread wrote weights that the replica's stream will read).
+  virtual void synchronize() const = 0;
+
+ protected:
+  ReplicaDevice(const LogicalDevice& logical, const torch::Device& device)
+      : logical_(logical), torch_device_(device) {}
+
+ private:
+  LogicalDevice logical_;
+  torch::Device torch_device_;
+};
+
+}  // namespace mirror

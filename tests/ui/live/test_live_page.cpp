@@ -1,0 +1,131 @@
+// The Live page's charts as the window trains, on Qt's offscreen platform: points plotted during
+// a run, charts behind another page catching up when shown, exports as PNG, SVG and CSV, axes on
+// nice whole steps, and the smoothing and decimation behind the lines.
+#include <QChart>
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QValueAxis>
+#include <QtTest>
+
+#include <algorithm>
+
+#include "../ui_test_helpers.h"
+#include "mirror/data/dataset.h"
+#include "mirror/runs/run_reader.h"
+#include "ui/classroom/strategy_view.h"
+#include "ui/live/metric_chart.h"
+#include "ui/run/run_metrics.h"
+#include "ui/run/training_controller.h"
+#include "ui/widgets/chart_widgets.h"
+#include "ui/window/main_window.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+class LivePageTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { register_event_types(); }
+
+  void trainProducesChartPointsAndFinishes() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 3);
+    if (QTest::currentTestFailed()) return;
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    QVERIFY(w->running());
+    QVERIFY(w->stop_action()->isEnabled());
+    QVERIFY(done.wait(60000));
+    QCOMPARE(w->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w->metrics().epochs(), 3);
+    QCOMPARE(w->metrics().steps(), 3 * 32);  // 2,000 examples at batch 64
+    QTRY_VERIFY(w->chart(Metric::kLoss)->plotted_points() > 0);
+    QVERIFY(w->metrics().val_epochs(Metric::kAccuracy).back().y() > 0.9);
+    QVERIFY(w->train_action()->isEnabled());
+    // The run was recorded like a mirrortrain run.
+    QVERIFY(!w->run_dir().isEmpty());
+    const auto record = read_run(w->run_dir().toStdString());
+    QCOMPARE(QString::fromStdString(record.status), QString("finished"));
+    QCOMPARE(record.epochs.size(), size_t{3});
+  }
+
+  // The charts do no work while another page is in front (the Strategy tab in class), and show
+  // the whole run when their page comes back.
+  void chartsBehindAnotherPageCatchUpWhenShown() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 2);
+    if (QTest::currentTestFailed()) return;
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    w->views()->setCurrentWidget(w->strategy_view());  // starting a run shows the Live page
+    QVERIFY(done.wait(60000));
+    QCOMPARE(w->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w->chart(Metric::kLoss)->plotted_points(), 0);
+    w->views()->setCurrentIndex(0);
+    QTRY_VERIFY(w->chart(Metric::kLoss)->plotted_points() > 0);
+    QCOMPARE(w->chart(Metric::kLoss)->plotted_points(), 2 * 32);  // every step (64 fit the chart's width)
+  }
+
+  void chartsExportAsPngSvgAndCsv() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 1);
+    if (QTest::currentTestFailed()) return;
+    QSignalSpy done(w.get(), &MainWindow::run_finished);
+    w->train_action()->trigger();
+    QVERIFY(done.wait(60000));
+    QTemporaryDir dir;
+    auto* chart = w->chart(Metric::kLoss);
+    QTRY_VERIFY(chart->plotted_points() > 0);
+    QVERIFY(chart->export_png(dir.filePath("loss.png")));
+    QVERIFY(chart->export_svg(dir.filePath("loss.svg")));
+    QVERIFY(QImage(dir.filePath("loss.png")).width() > 100);
+    QFile svg(dir.filePath("loss.svg"));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().contains("<svg"));
+    const QString csv = w->metrics().to_csv();
+    QCOMPARE(csv.count('\n'), 1 + 32);  // header + one row per step
+    QVERIFY(csv.startsWith("step,loss,accuracy"));
+  }
+
+  void axesTickOnNiceWholeSteps() {
+    QCOMPARE(nice_step(3032, 5, true), 1000.0);
+    QCOMPARE(nice_step(758, 5, true), 200.0);
+    QCOMPARE(nice_step(1, 5, true), 1.0);
+    QCOMPARE(nice_step(0.8, 5, false), 0.2);
+    MetricChart chart(Metric::kLoss, "Loss");
+    auto x_axis = [&] { return qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0)); };
+    // A new chart, before any run: "0 1", not "0 0 1 1 1" (the window used to open that way).
+    QCOMPARE(x_axis()->tickInterval(), 1.0);
+    QCOMPARE(x_axis()->tickType(), QValueAxis::TicksDynamic);
+    chart.refresh(RunMetrics());  // empty: "0 1", not "0 0 1 1 1"
+    QCOMPARE(x_axis()->max(), 1.0);
+    QCOMPARE(x_axis()->tickInterval(), 1.0);
+    QCOMPARE(x_axis()->labelFormat(), QString("%.0f"));
+    RunMetrics m;
+    for (int step = 1; step <= 758; ++step) {
+      StepMetrics s;
+      s.global_step = step;
+      s.loss = 1.0 / step;
+      m.add_step(s);
+    }
+    chart.refresh(m);
+    QCOMPARE(x_axis()->max(), 800.0);
+    QCOMPARE(x_axis()->tickInterval(), 200.0);
+  }
+
+  void smoothingIsDebiasedAndDecimationKeepsExtremes() {
+    DebiasedEma ema(0.9);
+    QCOMPARE(ema.add(5.0), 5.0);  // no pull towards zero at the start
+    QVector<QPointF> points;
+    for (int i = 0; i < 100000; ++i) points.push_back({double(i), i == 5000 ? 100.0 : 1.0});
+    const auto d = decimate(points, 500);
+    QVERIFY(d.size() <= 1000);
+    QVERIFY(std::any_of(d.begin(), d.end(), [](const QPointF& p) { return p.y() == 100.0; }));
+  }
+};
+
+QTEST_MAIN(LivePageTest)
+#include "test_live_page.moc"

@@ -1,0 +1,189 @@
+// The compare view on three recorded runs, on Qt's offscreen platform: the runs overlaid on every
+// x axis, smoothed and on a log axis, the table of what differs, and the exports (PNG, SVG, HTML
+// and Markdown reports); runs that differ only in learning rate get no Scaling section.
+#include <QChart>
+#include <QChartView>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QValueAxis>
+#include <QtTest>
+
+#include "../ui_test_helpers.h"
+#include "mirror/runs/run_reader.h"
+#include "ui/runs/compare_view.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+namespace {
+QString text_of(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+// Pixels within a small distance of `c`.
+int pixels_like(const QImage& image, const QColor& c) {
+  int n = 0;
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = 0; x < image.width(); ++x) {
+      const QColor p = image.pixelColor(x, y);
+      if (std::abs(p.red() - c.red()) + std::abs(p.green() - c.green()) + std::abs(p.blue() - c.blue()) < 30) ++n;
+    }
+  return n;
+}
+
+int column(const QTableWidget* t, const QString& header) {
+  for (int c = 0; c < t->columnCount(); ++c)
+    if (t->horizontalHeaderItem(c)->text() == header) return c;
+  return -1;
+}
+}  // namespace
+
+class CompareViewTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir tmp_;
+  QStringList runs_;  // lr 0.01 on 1 device, 0.05 on 2, 0.1 on 4
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(tmp_.isValid());
+    runs_ = record_three_runs(tmp_.path() + "/runs");
+  }
+
+  void compareViewOverlaysThreeRecordedRuns() {
+    std::vector<RunRecord> runs;
+    for (const auto& d : runs_) runs.push_back(read_run(d.toStdString()));
+    CompareView view;
+    view.resize(1200, 800);
+    view.show();
+    view.set_runs(runs);
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // One line per run in each chart, plus its validation line; the legend names each run once.
+    QChart* loss = view.loss_chart()->chart();
+    QCOMPARE(loss->series().size(), 6);
+    QStringList legend;
+    for (auto* marker : loss->legend()->markers())
+      if (marker->isVisible()) legend << marker->label();
+    QCOMPARE(legend, QStringList({"20261130-100000-a", "20261130-100100-b", "20261130-100200-c"}));
+    auto* first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    auto* second = qobject_cast<QLineSeries*>(loss->series()[2]);
+    QVERIFY(first && second);
+    QVERIFY(first->color() != second->color());
+    QCOMPARE(first->color(), view.colour(0));
+    // 512 examples in batches of 32: 16 steps an epoch, 32 in all.
+    auto x_max = [&] { return qobject_cast<QValueAxis*>(loss->axes(Qt::Horizontal)[0])->max(); };
+    QCOMPARE(x_max(), 32.0);
+    QCOMPARE(first->at(first->count() - 1).x(), 32.0);
+    view.set_x_axis(XAxis::kSamples);
+    QCOMPARE(x_max(), 1024.0);
+    view.set_x_axis(XAxis::kEpoch);
+    QCOMPARE(x_max(), 2.0);
+    first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    QCOMPARE(first->at(15).x(), 1.0);  // the last step of epoch 1
+    double train_end = 0, wall_end = 0;
+    for (const auto& r : runs) {
+      train_end = std::max(train_end, r.steps.back().train_seconds);
+      wall_end = std::max(wall_end, r.epochs.back().wall_seconds);
+    }
+    view.set_x_axis(XAxis::kTime);
+    QCOMPARE(x_max(), train_end);
+    view.set_x_axis(XAxis::kWall);
+    QCOMPARE(x_max(), wall_end);
+    QVERIFY(wall_end > train_end);  // validation counts in wall time only
+    // Smoothing off shows the raw steps; the log axis is for the loss.
+    view.set_x_axis(XAxis::kStep);
+    view.set_smoothing(0);
+    first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    QCOMPARE(first->at(0).y(), runs[0].steps[0].loss);
+    view.set_smoothing(0.9);
+    first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    QCOMPARE(first->at(0).y(), runs[0].steps[0].loss);  // debiased: the first point is the raw one
+    QVERIFY(first->at(5).y() != runs[0].steps[5].loss);
+    view.set_log_loss(true);
+    QVERIFY(qobject_cast<QLogValueAxis*>(loss->axes(Qt::Vertical)[0]) != nullptr);
+    QVERIFY(qobject_cast<QValueAxis*>(view.accuracy_chart()->chart()->axes(Qt::Vertical)[0]) != nullptr);
+    view.set_log_loss(false);
+    // A dark theme keeps each run's colour; projector lines are thicker.
+    view.set_dark(true);
+    view.set_line_width(4);
+    first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    QCOMPARE(first->color(), view.colour(0));
+    QCOMPARE(first->pen().widthF(), 4.0);
+    view.set_dark(false);
+    view.set_line_width(2);
+    // The table: the settings that differ, then the results.
+    QTableWidget* t = view.table();
+    QCOMPARE(t->rowCount(), 3);
+    const int lr = column(t, "optimizer.learning_rate");
+    const int logical = column(t, "devices.logical");
+    const int best = column(t, "best_val_accuracy");
+    QVERIFY(lr > 0 && logical > 0 && best > 0);
+    QCOMPARE(column(t, "seed"), -1);  // the same in every run: not shown
+    QCOMPARE(t->item(1, lr)->text(), QString("0.05"));
+    QCOMPARE(t->item(2, logical)->text(), QString("4"));
+    QCOMPARE(t->item(0, best)->text(), QString::number(runs[0].best_val_accuracy, 'f', 4));
+    // The runs differ in learning rate as well as device count: not one scaling study (medians
+    // over different rates would measure the rates), so the scaling page says so and stays off.
+    QVERIFY(!view.pages()->isTabEnabled(1));
+    QVERIFY2(view.scaling_text()->text().startsWith(
+                 "These runs differ in more than their devices (optimizer.learning_rate)"),
+             qPrintable(view.scaling_text()->text()));
+
+    // Exports: the image shows every run's colour; the SVG is a vector drawing; the reports embed the charts.
+    view.set_x_axis(XAxis::kStep);
+    const QString png = tmp_.filePath("compare.png");
+    QVERIFY(view.export_png(png));
+    const QImage image(png);
+    QVERIFY(image.width() > 600 && image.height() > 400);
+    for (size_t i = 0; i < 3; ++i) QVERIFY2(pixels_like(image, view.colour(i)) > 100, qPrintable(QString("run %1").arg(i)));
+    const QString svg = tmp_.filePath("compare.svg");
+    QVERIFY(view.export_svg(svg));
+    QVERIFY(text_of(svg).contains("<svg"));
+    const QString html_path = tmp_.filePath("report.html");
+    QVERIFY(view.export_report(html_path));
+    const QString html = text_of(html_path);
+    QCOMPARE(html.count("data:image/png;base64,"), 2);  // loss and accuracy: no scaling study here
+    QVERIFY(html.contains("<td>0.05</td>"));
+    QVERIFY(!html.contains("<h2>Scaling</h2>"));
+    const int at = html.indexOf("base64,") + 7;
+    const QImage embedded = QImage::fromData(QByteArray::fromBase64(html.mid(at, html.indexOf('"', at) - at).toLatin1()));
+    QCOMPARE(embedded.size(), QSize(900, 420));
+    const QString md_path = tmp_.filePath("report.md");
+    QVERIFY(view.export_report(md_path));
+    const QString md = text_of(md_path);
+    QVERIFY(md.startsWith("# Run comparison"));
+    QVERIFY(md.contains("| run | optimizer.learning_rate |") || md.contains("| run | devices.logical |"));
+    QCOMPARE(md.count("](data:image/png;base64,"), 2);
+    QVERIFY(!view.export_report(tmp_.filePath("no/such/folder/report.html")));
+  }
+
+  // Runs that differ only in learning rate are not a scaling study: the report has no Scaling
+  // section (it used to add one, with efficiencies of runs on the same devices).
+  void reportOfRunsOnTheSameDevicesHasNoScalingSection() {
+    const QString root = tmp_.path() + "/lr-only";
+    QDir().mkpath(root);
+    std::vector<RunRecord> runs = {read_run(record_run(root, "20261130-110000-lr1", 0.01, 2).toStdString()),
+                                   read_run(record_run(root, "20261130-110100-lr2", 0.05, 2).toStdString())};
+    CompareView view;
+    view.resize(1200, 800);
+    view.set_runs(runs);
+    const QString path = tmp_.filePath("lr-only.html");
+    QVERIFY(view.export_report(path));
+    const QString html = text_of(path);
+    QVERIFY(!html.contains("<h2>Scaling</h2>"));
+    QCOMPARE(html.count("data:image/png;base64,"), 2);  // loss and accuracy only
+    QVERIFY(html.contains("20261130-110100-lr2"));
+  }
+};
+
+QTEST_MAIN(CompareViewTest)
+#include "test_compare_view.moc"

@@ -1,0 +1,66 @@
+#pragma once
+// Shared by the ui tests: a small window ready to train, and short runs recorded for the runs page.
+// QTRY_* return from the function on failure: callers check QTest::currentTestFailed() after.
+
+#include <QDir>
+#include <QString>
+#include <QStringList>
+#include <QtTest>
+
+#include <memory>
+
+#include "mirror/data/registry.h"
+#include "mirror/runs/run_writer.h"
+#include "mirror/train/config.h"
+#include "mirror/train/trainer.h"
+#include "setup/training_settings.h"
+#include "ui/setup/dataset_panel.h"
+#include "ui/setup/training_panel.h"
+#include "ui/window/main_window.h"
+
+namespace mirror::ui {
+
+// A window on the small blobs set with the spirals MLP: fast enough to train in a test.
+// QTRY_* return from the function on failure, hence the out parameter.
+inline void open_small_window(std::unique_ptr<MainWindow>& w, int epochs) {
+  w = std::make_unique<MainWindow>(/*restore_settings=*/false);
+  w->resize(1200, 800);
+  w->show();
+  w->apply_preset("spirals-mlp");
+  w->dataset_panel()->set_dataset("blobs");
+  w->dataset_panel()->load();
+  QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset() &&
+                               w->dataset_panel()->dataset()->info().name == "blobs", 30000);
+  set_training(w->training_panel(), "adam", 0.01, 64, epochs);
+}
+
+// Trains `c` to its end on this thread, recorded in `dir` as mirrortrain records it; returns `dir`.
+inline QString record_config(const QString& dir, const TrainConfig& c) {
+  Trainer trainer(c, load_dataset(c.dataset));
+  RunWriter writer(dir.toStdString(), to_json(c));
+  TrainControl control;
+  trainer.run(writer, control);
+  return dir;
+}
+
+// Trains and records a real run: the spirals MLP on a small blobs set, 2 epochs.
+inline QString record_run(const QString& root, const QString& name, double lr, int logical) {
+  TrainConfig c = config_from_preset("spirals-mlp");
+  c.dataset.name = "blobs";
+  c.dataset.train_size = 512;
+  c.dataset.val_size = 128;
+  c.optimizer.learning_rate = lr;
+  c.devices.logical = logical;
+  c.batch_size = 32;
+  c.epochs = 2;
+  return record_config(root + "/" + name, c);
+}
+
+// The three runs the runs page's tests browse and compare: lr 0.01 on 1 device, 0.05 on 2, 0.1 on 4.
+inline QStringList record_three_runs(const QString& root) {
+  QDir().mkpath(root);
+  return QStringList() << record_run(root, "20261130-100000-a", 0.01, 1) << record_run(root, "20261130-100100-b", 0.05, 2)
+                       << record_run(root, "20261130-100200-c", 0.1, 4);
+}
+
+}  // namespace mirror::ui

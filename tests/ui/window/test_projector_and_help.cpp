@@ -1,0 +1,152 @@
+// The window on a projector and its help, on Qt's offscreen platform: projector mode fits a 720p
+// screen, grows the charts' text and keeps Train/Pause/Stop visible on both themes, also while
+// training; the help pages name every tab and shortcut; F11 is a real full screen.
+#include <QAction>
+#include <QChart>
+#include <QFontMetricsF>
+#include <QLabel>
+#include <QLegend>
+#include <QValueAxis>
+#include <QtTest>
+
+#include <cmath>
+
+#include "ui/live/metric_chart.h"
+#include "ui/run/run_metrics.h"
+#include "ui/run/training_controller.h"
+#include "ui/setup/dataset_panel.h"
+#include "ui/window/help.h"
+#include "ui/window/main_window.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+class ProjectorAndHelpTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { register_event_types(); }
+
+  // Projector mode in a real room: the window lays out on a 1280x720 projector, every chart's text
+  // grows with the font (also when the dark theme was on first, which used to keep it small), and
+  // Train/Pause/Stop stay visible on both themes.
+  void projectorModeFitsA720pScreenAndScalesChartText() {
+    MainWindow w(false);
+    w.apply_preset("spirals-mlp");
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const double normal = w.chart(Metric::kLoss)->chart()->titleFont().pointSizeF();
+    const double normal_axis = w.chart(Metric::kLoss)->chart()->axes().front()->labelsFont().pointSizeF();
+    w.dark_action()->setChecked(true);
+    w.projector_action()->setChecked(true);
+    const QSize need = w.minimumSizeHint();
+    QVERIFY2(need.width() <= 1280 && need.height() <= 720,
+             qPrintable(QString("projector mode needs %1 x %2").arg(need.width()).arg(need.height())));
+    auto* chart = w.chart(Metric::kLoss)->chart();
+    QVERIFY2(chart->titleFont().pointSizeF() >= 1.5 * normal,
+             qPrintable(QString("title %1 pt, normal %2 pt").arg(chart->titleFont().pointSizeF()).arg(normal)));
+    for (auto* axis : chart->axes()) QVERIFY(axis->labelsFont().pointSizeF() >= 1.5 * normal_axis);
+    QCOMPARE(chart->legend()->alignment(), Qt::AlignBottom);
+    QVERIFY(!w.chart(Metric::kAccuracy)->chart()->legend()->isVisible());  // one legend for the stack
+    // The icons differ clearly from the toolbar's background in both themes.
+    for (bool dark : {true, false}) {
+      w.dark_action()->setChecked(dark);
+      const QColor background = w.palette().color(QPalette::Window);
+      for (QAction* a : {w.train_action(), w.pause_action(), w.stop_action()}) {
+        const QImage icon = a->icon().pixmap(24, 24).toImage();
+        double contrast = 0;
+        int painted = 0;
+        for (int y = 0; y < icon.height(); ++y)
+          for (int x = 0; x < icon.width(); ++x) {
+            const QColor c = icon.pixelColor(x, y);
+            if (c.alpha() < 128) continue;
+            ++painted;
+            contrast += std::abs(c.lightnessF() - background.lightnessF()) + c.hslSaturationF() / 2;
+          }
+        QVERIFY2(painted > 50, qPrintable(a->text()));
+        QVERIFY2(contrast / painted > 0.25, qPrintable(QString("%1 on %2: %3").arg(a->text(), dark ? "dark" : "light").arg(contrast / painted)));
+      }
+    }
+    // Training: the window still fits (the scaling page's charts, given a minimum height, made the
+    // Runs page and so the window 752 pixels high, pushing the status bar off the screen).
+    QTRY_VERIFY_WITH_TIMEOUT(w.dataset_panel()->dataset() != nullptr && w.train_action()->isEnabled(), 30000);
+    w.set_pace(50);
+    w.train_action()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 2, 30000);
+    // With a message above them the charts are at their shortest: their labels stay whole ("..."
+    // was all a projector showed), with no more ticks on the y axis than its height holds.
+    w.error_banner()->setText("Note: a message of two lines, as a run that was resumed past a damaged checkpoint "
+                              "shows, which takes room from the charts below it on a 720-pixel screen.");
+    w.error_banner()->setVisible(true);
+    QTest::qWait(300);
+    for (Metric m : {Metric::kLoss, Metric::kAccuracy}) {
+      MetricChart* view = w.chart(m);
+      for (QAbstractAxis* axis : view->chart()->axes()) QVERIFY(!axis->truncateLabels());
+      auto* y = qobject_cast<QValueAxis*>(view->y_axis());
+      QVERIFY(y);
+      const double label = QFontMetricsF(y->labelsFont()).height(), plot = view->chart()->plotArea().height();
+      const int ticks = y->tickType() == QValueAxis::TicksDynamic ? qRound((y->max() - y->min()) / y->tickInterval()) + 1
+                                                                  : y->tickCount();
+      QVERIFY2(ticks >= 2 && (ticks - 1) * label <= plot,
+               qPrintable(QString("%1 ticks of %2 px labels on a plot %3 px high").arg(ticks).arg(label).arg(plot)));
+    }
+    w.error_banner()->setVisible(false);
+    QVERIFY2(w.minimumSizeHint().height() <= 720 && w.height() <= 720,
+             qPrintable(QString("training in projector mode needs %1, the window is %2 high")
+                            .arg(w.minimumSizeHint().height())
+                            .arg(w.height())));
+    w.set_quit_choice([] { return MainWindow::QuitChoice::kStopAndQuit; });
+    w.stop_action()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.running(), 30000);
+    w.projector_action()->setChecked(false);
+    QCOMPARE(w.chart(Metric::kLoss)->chart()->titleFont().pointSizeF(), normal);
+    const QSize normal_need = w.minimumSizeHint();
+    QVERIFY2(normal_need.width() <= 1280 && normal_need.height() <= 720,
+             qPrintable(QString("normal mode needs %1 x %2").arg(normal_need.width()).arg(normal_need.height())));
+  }
+
+  // Help: one getting-started page on the four tabs, training and comparing; a keyboard page listing
+  // every shortcut the window has; F11 is a real full screen, projector mode has its own key.
+  void helpPagesAndFullScreen() {
+    MainWindow w(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QString start = HelpDialog(HelpDialog::Page::kGettingStarted, &w).html();
+    for (const char* tab : {"<b>Data</b>", "<b>Model</b>", "<b>Training</b>", "<b>Devices</b>", "<b>Train</b>", "<b>Runs</b>"})
+      QVERIFY2(start.contains(tab), tab);
+    const QString keyboard = HelpDialog(HelpDialog::Page::kKeyboard, &w).html();
+    int with_keys = 0;
+    for (const QAction* a : w.findChildren<QAction*>()) {
+      if (a->shortcut().isEmpty()) continue;
+      ++with_keys;
+      const QString keys = a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped();
+      QVERIFY2(keyboard.contains("<b>" + keys + "</b>"), qPrintable(keys + " " + a->text()));
+    }
+    QVERIFY(with_keys >= 8);
+    const auto shortcuts = keyboard_shortcuts(&w);
+    auto what = [&](const QString& keys) {
+      for (const auto& s : shortcuts)
+        if (s.keys == keys) return s.what;
+      return QString();
+    };
+    QCOMPARE(what("F11"), QString("Full screen"));
+    QCOMPARE(what("Ctrl+Shift+P"), QString("Projector mode (large fonts, thick lines)"));
+    QCOMPARE(what(QKeySequence("Ctrl+Return").toString(QKeySequence::NativeText)), QString("Train"));
+    // F11 makes the window full screen and gives back its state; projector mode is untouched.
+    QVERIFY(!w.isFullScreen());
+    w.full_screen_action()->trigger();
+    QTRY_VERIFY(w.isFullScreen());
+    QVERIFY(!w.projector_action()->isChecked());
+    w.full_screen_action()->trigger();
+    QTRY_VERIFY(!w.isFullScreen());
+    // Leaving full screen by other means unchecks the action.
+    w.full_screen_action()->trigger();
+    QTRY_VERIFY(w.isFullScreen());
+    w.showNormal();
+    QTRY_VERIFY(!w.full_screen_action()->isChecked());
+  }
+};
+
+QTEST_MAIN(ProjectorAndHelpTest)
+#include "test_projector_and_help.moc"

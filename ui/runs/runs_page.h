@@ -1,0 +1,34 @@
+#pragma once
+// The Runs page: every recorded run listed (RunsBrowser) above the runs chosen, compared
+// (CompareView). The list can fold away so that a comparison fills the page (a lesson's runs
+// shown to a class), its handle left to drag it down again.
+
+#include <QSplitter>
+#include <QStringList>
+
+namespace mirror::ui {
+
+class CompareView;
+class RunsBrowser;
+
+class RunsPage : public QSplitter {
+  Q_OBJECT
+ public:
+  explicit RunsPage(QWidget* parent = nullptr);
+
+  RunsBrowser* browser() const { return browser_; }
+  CompareView* compare() const { return compare_; }
+  // Selects the runs in `dirs` (opening those outside the runs folder) and compares them; a
+  // scaling study's runs (two or more, all of one study) on the scaling page. For when the
+  // browser is not loading().
+  void compare_runs(const QStringList& dirs);
+  // `folded`: the list folds up and the comparison fills the page; otherwise a folded list comes
+  // back (a third of the page).
+  void fold_list(bool folded);
+
+ private:
+  RunsBrowser* browser_;
+  CompareView* compare_;
+};
+
+}  // namespace mirror::ui

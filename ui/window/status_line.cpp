@@ -1,0 +1,105 @@
+#include "ui/window/status_line.h"
+
+#include <QApplication>
+#include <QLabel>
+#include <QPainter>
+#include <QProgressBar>
+#include <QStatusBar>
+
+#include <algorithm>
+
+#include "mirror/train/events.h"
+#include "mirror/util/words.h"
+#include "ui/run/live_run.h"
+#include "ui/widgets/plain_text.h"
+
+namespace mirror::ui {
+
+namespace {
+// A one-line label that gives way when the window is narrow: the text is elided, and whole in
+// its tooltip (the status line at projector sizes). Drawn as plain text: it quotes folders and messages.
+class ElidedLabel : public QLabel {
+ public:
+  using QLabel::QLabel;
+  QSize minimumSizeHint() const override { return {fontMetrics().averageCharWidth() * 8, QLabel::minimumSizeHint().height()}; }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    const QString shown = fontMetrics().elidedText(text(), Qt::ElideRight, contentsRect().width());
+    const QString tip = shown == text() ? QString() : literal(text());
+    if (toolTip() != tip) setToolTip(tip);
+    p.setPen(palette().color(foregroundRole()));
+    p.drawText(contentsRect(), static_cast<int>(alignment() | Qt::AlignVCenter), shown);
+  }
+};
+
+QString clock(double seconds) {
+  const int s = static_cast<int>(seconds + 0.5);
+  return s >= 3600 ? QString("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'))
+                   : QString("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+}
+
+QString words(const std::string& s) { return QString::fromStdString(s); }
+}  // namespace
+
+StatusLine::StatusLine(QStatusBar* bar) : QObject(bar) {
+  blocked_ = new ElidedLabel;
+  QPalette red = blocked_->palette();
+  red.setColor(QPalette::WindowText, QColor("#c0392b"));
+  blocked_->setPalette(red);
+  line_ = new ElidedLabel("Ready.");
+  progress_ = new QProgressBar;
+  progress_->setFormat("epoch %p%");
+  bar->addWidget(line_, 1);
+  bar->addPermanentWidget(blocked_);
+  bar->addPermanentWidget(progress_);
+  fit();
+}
+
+void StatusLine::fit() {
+  // The progress bar's text fits the font; the status line is elided (whole text in its tooltip).
+  const int width = QFontMetrics(QApplication::font()).horizontalAdvance("epoch 100%") + 90;
+  progress_->setMinimumWidth(width);
+  progress_->setMaximumWidth(width);
+}
+
+void StatusLine::show_started(const RunStarted& e) {
+  line_->setText(QString("Training on %1…").arg(words(counted(static_cast<int64_t>(e.devices.size()), "replica"))));
+}
+
+void StatusLine::show_step(const LiveRun& live, int planned_epochs, bool paused) {
+  const StepMetrics& step = live.last_step();
+  const int epochs = live.started().epochs > 0 ? live.started().epochs : planned_epochs;  // a resumed run has its own
+  if (live.running())
+    line_->setText(QString("Epoch %1/%2 · step %3/%4 · %5 samples/s · ETA %6%7")
+                       .arg(step.epoch).arg(epochs).arg(step.step).arg(step.steps_per_epoch)
+                       .arg(live.recent_samples_per_sec(), 0, 'f', 0).arg(clock(live.eta_seconds(epochs)))
+                       .arg(paused ? " · paused" : ""));
+  progress_->setValue(static_cast<int>(100 * step.step / std::max<int64_t>(1, step.steps_per_epoch)));
+}
+
+void StatusLine::show_finished(const RunFinished& e, const QString& run_dir) {
+  switch (e.status) {
+    case RunStatus::kFinished:
+      line_->setText(QString("Finished: %1 steps in %2, %3 samples/s.%4")
+                         .arg(e.steps)
+                         .arg(clock(e.seconds))
+                         .arg(e.train_samples_per_sec, 0, 'f', 0)
+                         .arg(run_dir.isEmpty() ? QString() : " Recorded in " + run_dir));
+      break;
+    case RunStatus::kStopped:
+      line_->setText(QString("Stopped after %1 steps.").arg(e.steps));
+      break;
+    case RunStatus::kFailed:
+      line_->setText("The run failed.");
+      break;
+  }
+}
+
+void StatusLine::show_sweep_finished(int done, int total, bool cancelled) {
+  line_->setText(cancelled ? QString("Sweep stopped after %1 of %2.").arg(done).arg(words(counted(total, "run")))
+                           : QString("Sweep done: %1, compared on the Runs page.").arg(words(counted(done, "run"))));
+}
+
+}  // namespace mirror::ui
