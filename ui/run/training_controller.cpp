@@ -12,39 +12,58 @@
 namespace mirror::ui {
 
 namespace {
-// Runs on the training thread: emitting a signal of a GUI-thread object from here queues it.
-// Steps are batched: one queued signal per ~20 ms at most, flushed before every other event so
+// Runs on the training thread and hands each event to the GUI thread, where the controller's
+// signal is emitted (see deliver). Steps are batched: one queued signal per ~20 ms at most, flushed before every other event so
 // the order of events is kept.
 class SignalSink : public EventSink {
  public:
-  explicit SignalSink(TrainingController* c) : c_(c) { since_flush_.start(); }
-  void on_started(const RunStarted& e) override { Q_EMIT c_->started(e); }
+  SignalSink(TrainingController* c, uint64_t generation) : c_(c), generation_(generation) { since_flush_.start(); }
+  void on_started(const RunStarted& e) override {
+    deliver([e](TrainingController* c) { Q_EMIT c->started(e); });
+  }
   void on_step(const StepMetrics& e) override {
     pending_.push_back(e);
     if (since_flush_.elapsed() >= kFlushMs) flush();
   }
   void on_epoch(const EpochMetrics& e) override {
     flush();
-    Q_EMIT c_->epoch(e);
+    deliver([e](TrainingController* c) { Q_EMIT c->epoch(e); });
   }
   void on_evaluation(const Evaluation& e) override {
     flush();
-    Q_EMIT c_->evaluated(e);
+    deliver([e](TrainingController* c) { Q_EMIT c->evaluated(e); });
   }
   void on_hold() override { flush(); }  // a paused run shows every step it took
   void on_finished(const RunFinished& e) override {
     flush();
-    Q_EMIT c_->finished(e);
+    deliver([e](TrainingController* c) { Q_EMIT c->finished(e); });
+  }
+  void warn(const std::string& message) {
+    deliver([m = QString::fromStdString(message)](TrainingController* c) { Q_EMIT c->warned(m); });
   }
 
  private:
   static constexpr qint64 kFlushMs = 20;
   void flush() {
-    if (!pending_.empty()) Q_EMIT c_->steps(pending_);
+    if (!pending_.empty())
+      deliver([batch = std::move(pending_)](TrainingController* c) { Q_EMIT c->steps(batch); });
     pending_.clear();
     since_flush_.restart();
   }
+  // Queues `send` to the GUI thread, where it runs only while this run is still the controller's
+  // latest start: the events of a run stopped and waited for, still in the queue when the next
+  // run starts, are dropped there rather than heard as the new run's (its end would end the new
+  // run on the Live page).
+  template <typename Send>
+  void deliver(Send send) {
+    QMetaObject::invokeMethod(
+        c_, [c = c_, generation = generation_, send = std::move(send)] {
+          if (c->is_latest_start(generation)) send(c);
+        },
+        Qt::QueuedConnection);
+  }
   TrainingController* c_;
+  uint64_t generation_;
   std::vector<StepMetrics> pending_;
   QElapsedTimer since_flush_;
 };
@@ -79,13 +98,16 @@ bool TrainingController::start(std::function<std::unique_ptr<RecordedRun>()> pre
   control_ = std::make_shared<TrainControl>();
   control_->pace = pace_;
   auto control = control_;
-  thread_ = QThread::create([this, control, prepare = std::move(prepare)]() {
-    SignalSink sink(this);
+  // The end arrives queued: by then stop_and_wait() may have cleared thread_ and a newer start()
+  // set it again, so only this start's thread is forgotten, and only this start's events heard.
+  const uint64_t generation = ++generation_;
+  thread_ = QThread::create([this, control, generation, prepare = std::move(prepare)]() {
+    SignalSink sink(this, generation);
     try {
       std::unique_ptr<RecordedRun> run = prepare();
       for (const auto& w : run->warnings()) {
         std::fprintf(stderr, "mirrorbench: %s\n", terminal_text(w, LineBreaks::kKeep).c_str());
-        Q_EMIT warned(QString::fromStdString(w));
+        sink.warn(w);
       }
       run->run(sink, *control);
     } catch (const std::exception& e) {
@@ -98,9 +120,6 @@ bool TrainingController::start(std::function<std::unique_ptr<RecordedRun>()> pre
   });
   thread_->setObjectName("trainer");
   connect(thread_, &QThread::finished, thread_, &QObject::deleteLater);
-  // The end arrives queued: by then stop_and_wait() may have cleared thread_ and a newer start()
-  // set it again, so only this start's thread is forgotten.
-  const uint64_t generation = ++generation_;
   connect(thread_, &QThread::finished, this, [this, generation] {
     if (generation == generation_) thread_ = nullptr;
   });

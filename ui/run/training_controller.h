@@ -15,7 +15,6 @@
 #include "mirror/train/events.h"
 #include "ui/run/event_types.h"
 
-
 namespace mirror {
 class RecordedRun;
 }  // namespace mirror
@@ -52,8 +51,11 @@ class TrainingController : public QObject {
   // The trainer is holding between steps for a pause (the step in flight has landed). Thread-safe.
   bool holding() const;
   bool running() const { return thread_ != nullptr; }
-  // Stops the run and blocks until its thread has ended.
+  // Stops the run and blocks until its thread has ended. Its events still queued are heard
+  // unless start() is called before they reach the GUI thread (then they are dropped).
   void stop_and_wait();
+  // Whether `generation` (a count of start()s) is the latest start: only its events are heard.
+  bool is_latest_start(uint64_t generation) const { return generation == generation_; }
 
  Q_SIGNALS:
   void started(const mirror::RunStarted& e);
