@@ -15,8 +15,10 @@
 #include "mirror/model/presets.h"
 #include "mirror/runs/recorded_run.h"
 #include "mirror/runs/run_reader.h"
+#include "mirror/runs/trace.h"
 #include "mirror/strategy/communicator_registry.h"
 #include "mirror/strategy/cuda_runtime.h"
+#include "mirror/strategy/link_model.h"
 #include "mirror/strategy/workers.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
@@ -64,6 +66,15 @@ TrainConfig base_config(const ModelArgs& a) {
   return c;
 }
 
+namespace {
+// --link: the classroom what-if, a simulated link under every all-reduce.
+void apply_link(const TrainArgs& args, TrainConfig& c) {
+  if (args.link.empty()) return;
+  c.strategy.link = parse_link(args.link);
+  c.strategy.link->simulated = true;
+}
+}  // namespace
+
 TrainConfig train_config(const TrainArgs& args) {
   TrainConfig c = base_config(args.model);
   if (args.epochs) c.epochs = *args.epochs;
@@ -103,6 +114,7 @@ TrainConfig train_config(const TrainArgs& args) {
   c.strategy.intra_op_threads = args.threads;
   c.strategy.deterministic = args.deterministic;
   c.strategy.top_k = args.top_k;
+  apply_link(args, c);
   return c;
 }
 
@@ -122,12 +134,13 @@ TrainConfig config_file(const TrainArgs& args) {
   if (args.devices) c.devices.devices = *args.devices;
   if (args.logical) c.devices.logical = *args.logical;
   if (!args.model.data_dir.empty()) c.dataset.data_dir = args.model.data_dir;
+  apply_link(args, c);
   c.validate();
   return c;
 }
 }  // namespace
 
-Execution execute(RecordedRun& run, bool json, bool quiet) {
+Execution execute(RecordedRun& run, bool json, bool quiet, EventSink* also) {
   Execution result;
   for (const auto& w : run.warnings()) fmt::print(stderr, "{}: warning: {}\n", g_prog, terminal_text(w, LineBreaks::kKeep));
   ProgressPrinter human(stdout, static_cast<int>(run.config().strategy.top_k));
@@ -139,7 +152,8 @@ Execution execute(RecordedRun& run, bool json, bool quiet) {
   g_control = &control;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  const RunFinished fin = run.run(printer, control);
+  TeeSink tee({&printer, also});
+  const RunFinished fin = run.run(also ? static_cast<EventSink&>(tee) : printer, control);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   g_control = nullptr;
@@ -199,7 +213,35 @@ std::unique_ptr<RecordedRun> prepare_train(const TrainArgs& args, const std::sha
 }
 }  // namespace
 
+namespace {
+// --trace FILE --trace-steps A-B, checked before anything starts: the range, and a folder to write into.
+std::optional<TraceOptions> trace_options(const TrainArgs& args) {
+  if (args.trace_file.empty()) return std::nullopt;
+  TraceOptions o;
+  o.steps = parse_step_range(args.trace_steps);
+  check_trace_file(args.trace_file, "--trace");
+  return o;
+}
+
+void report_trace(const TraceRecorder& trace, bool json) {
+  std::FILE* out = json ? stderr : stdout;  // --json keeps stdout to the events
+  if (trace.written()) {
+    const TraceWritten& w = trace.result();
+    fmt::print(out, "Trace: {} ({} steps, {} bytes; open it in ui.perfetto.dev or chrome://tracing)\n",
+               terminal_text(w.path), w.steps, w.bytes);
+  } else {
+    fmt::print(stderr, "{}: warning: no trace written: {}\n", g_prog, terminal_text(trace.error(), LineBreaks::kKeep));
+  }
+}
+}  // namespace
+
 int run_train(const TrainArgs& args, char** argv) {
+  std::optional<TraceOptions> trace;
+  try {
+    trace = trace_options(args);
+  } catch (const std::exception& e) {
+    return config_error(e);
+  }
   std::optional<WorkerEnv> env;
   try {
     env = worker_env();
@@ -230,7 +272,18 @@ int run_train(const TrainArgs& args, char** argv) {
   } catch (const std::exception& e) {
     return setup_error(e);
   }
-  return execute(*run, args.json, workers && workers->rank() != 0).exit_code;
+  // The trace is rank 0's: its timelines hold every process's replicas.
+  std::unique_ptr<TraceRecorder> recorder;
+  if (trace && (!workers || workers->rank() == 0)) {
+    if (workers) trace->hosts = workers->hosts();
+    recorder = std::make_unique<TraceRecorder>(args.trace_file, *trace);
+  }
+  const int code = execute(*run, args.json, workers && workers->rank() != 0, recorder.get()).exit_code;
+  if (recorder) {
+    recorder->flush();
+    report_trace(*recorder, args.json);
+  }
+  return code;
 }
 
 }  // namespace mirror::cli

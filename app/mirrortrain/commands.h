@@ -67,6 +67,9 @@ struct TrainArgs {
   std::string config_file;       // a whole TrainConfig as JSON (a run.json, or what the window saves)
   int nproc = 0;                 // launch this many local worker processes (>= 2), each with the same flags
   int timeout_s = 60;            // how long workers wait for each other (rendezvous, collectives)
+  std::string link;              // the classroom what-if: a simulated link's --link text; empty: none
+  std::string trace_file;        // --trace: write these steps' timelines as a Chrome trace here; empty: none
+  std::string trace_steps = "1-20";  // --trace-steps A-B
 };
 
 // `sweep`: the train options as the base, then a grid of settings, one run per combination.
@@ -102,6 +105,19 @@ struct ExportArgs {
   int64_t sample = 16;
 };
 
+// `predict RUN`: the what-if fitted to a run's step timelines, predicted for more devices.
+struct PredictArgs {
+  std::string run;                  // a run directory, or its name under the runs folder
+  std::string root;                 // empty: the default runs folder
+  std::string link;                 // --link text; empty: the run's own measured link
+  std::string algorithm = "ring";
+  std::string devices;              // empty: 1, 2, 4, ..., 512
+  std::string scaling = "weak";
+  int devices_per_node = 8;         // hierarchical
+  bool json = false;
+  bool list_links = false;          // --links: the presets, no run needed
+};
+
 // `train --nproc N`: runs N copies of this command line (`argv`) as local worker processes that
 // meet over c10d on 127.0.0.1, forwards SIGINT and SIGTERM to them, and returns rank 0's exit
 // code, else the first failing worker's.
@@ -127,6 +143,16 @@ int run_runs_list(const RunsArgs& args);
 int run_runs_show(const RunsArgs& args);
 int run_runs_compare(const RunsArgs& args);
 int run_export(const ExportArgs& args);
+// `trace RUN`: a recorded run's step timelines (timeline.jsonl) as a Chrome trace.
+int run_trace(const std::string& run, const std::string& root, const std::string& steps, const std::string& output);
+// Throws ConfigError, naming `flag`, unless `path` can be a file to write: its folder exists and it is not a folder.
+void check_trace_file(const std::string& path, const char* flag);
+// Prints the predicted table (devices, step ms, samples/s, speed-up, efficiency, comm share) and
+// where the run turns communication-bound; --json: one JSON object. --links: the link presets.
+int run_predict(const PredictArgs& args);
+// A run directory as given, else its name under `root` (the default runs folder when empty).
+// Throws ConfigError when neither holds a run.json.
+std::string resolve_run(const std::string& root, const std::string& dir);
 int run_devices();
 int run_datasets();
 

@@ -83,6 +83,9 @@ int main(int argc, char** argv) {
     cmd->add_option("--checkpoint-every", t.checkpoint_every,
                     "Also checkpoint every N steps (always at epoch ends and on stop)")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--link", t.link,
+                    "Simulate a slower link under every all-reduce (the what-if, recorded as simulated): a preset "
+                    "(mirrortrain predict --links) or latency=5us,bandwidth=1Gbit; also with --config");
     if (sweep) return;
     cmd->add_flag("--no-record", t.no_record, "Do not record the run (by default it goes under the runs folder)");
     cmd->add_option("--config", t.config_file,
@@ -96,6 +99,11 @@ int main(int argc, char** argv) {
     cmd->add_option("--timeout", t.timeout_s,
                     "Seconds workers wait for each other before giving up (start-up and each collective)")
         ->check(CLI::Range(1, 86400))
+        ->capture_default_str();
+    cmd->add_option("--trace", t.trace_file,
+                    "Write the steps of --trace-steps as a Chrome trace (JSON for ui.perfetto.dev or chrome://tracing): "
+                    "each replica's phases, the all-reduce, pace and pause waits, loss");
+    cmd->add_option("--trace-steps", t.trace_steps, "Global steps A-B to trace (keep it short: a few KB a step)")
         ->capture_default_str();
     cmd->add_option("--resume", t.resume,
                     "Continue the run recorded in this directory from its newest checkpoint (--epochs and "
@@ -164,6 +172,31 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
       ->capture_default_str();
   export_cmd->add_option("--root", export_args.root, "Folder of runs (default: $MIRROR_RUNS_DIR or ~/.local/share/mirror-workbench/runs)");
+  PredictArgs predict_args;
+  auto* predict = app.add_subcommand("predict", "What-if: fit a run's measured steps and predict 1 to 512 devices over a link");
+  predict->add_option("run", predict_args.run, "Run directory (or its name under the runs folder); it must have step timelines");
+  predict->add_option("--link", predict_args.link,
+                      "Link to predict over: a preset (--links lists them) or latency=5us,bandwidth=1Gbit "
+                      "(default: this machine's, fitted from the run)");
+  predict->add_option("--algorithm", predict_args.algorithm,
+                      "All-reduce: ring, tree, or hierarchical (ring over NVLink 4 inside a node, then --link between nodes)")
+      ->capture_default_str();
+  predict->add_option("--devices", predict_args.devices, "Device counts: 1,2,4,8 or 1-8 or 1..512 (default 1,2,4,...,512)");
+  predict->add_option("--scaling", predict_args.scaling,
+                      "weak (fixed per-replica batch) or strong (fixed global batch)")->capture_default_str();
+  predict->add_option("--devices-per-node", predict_args.devices_per_node, "Hierarchical: devices per node")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  predict->add_flag("--json", predict_args.json, "One JSON object instead of the table");
+  predict->add_flag("--links", predict_args.list_links, "List the link presets with their sources, and exit");
+  predict->add_option("--root", predict_args.root, "Folder of runs (default: $MIRROR_RUNS_DIR or ~/.local/share/mirror-workbench/runs)");
+  std::string trace_run, trace_root, trace_steps = "1-20", trace_output;
+  auto* trace = app.add_subcommand("trace", "Write a recorded run's steps as a Chrome trace (ui.perfetto.dev, chrome://tracing)");
+  trace->add_option("run", trace_run, "Run directory (or its name under the runs folder); it must have step timelines")
+      ->required();
+  trace->add_option("--steps", trace_steps, "Global steps A-B to trace")->capture_default_str();
+  trace->add_option("--output", trace_output, "The trace file to write (default: RUN/trace-steps-A-B.json)");
+  trace->add_option("--root", trace_root, "Folder of runs (default: $MIRROR_RUNS_DIR or ~/.local/share/mirror-workbench/runs)");
   auto* presets = app.add_subcommand("presets", "List the presets");
   auto* devices = app.add_subcommand("devices", "List the physical devices found");
   auto* datasets = app.add_subcommand("datasets", "List the datasets");
@@ -187,6 +220,8 @@ int main(int argc, char** argv) {
     if (runs_show->parsed()) return run_runs_show(runs_args);
     if (runs_compare->parsed()) return run_runs_compare(runs_args);
     if (export_cmd->parsed()) return run_export(export_args);
+    if (predict->parsed()) return run_predict(predict_args);
+    if (trace->parsed()) return run_trace(trace_run, trace_root, trace_steps, trace_output);
     if (presets->parsed()) return run_presets();
     if (devices->parsed()) return run_devices();
     if (datasets->parsed()) return run_datasets();

@@ -51,6 +51,7 @@ void ProgressPrinter::on_step(const StepMetrics& e) {
   }
   epoch_loss_sum_ += e.loss;
   ++epoch_steps_;
+  meter_.add(e);
   if (!tty_) return;
   const auto now = std::chrono::steady_clock::now();
   if (e.step != e.steps_per_epoch && now - last_draw_ < std::chrono::milliseconds(100)) return;
@@ -76,8 +77,8 @@ void ProgressPrinter::on_epoch(const EpochMetrics& e) {
 
 void ProgressPrinter::on_finished(const RunFinished& e) {
   if (e.status == RunStatus::kFinished)
-    fmt::print(out_, "Finished: {} steps in {}, {:.0f} samples/s{}\n", e.steps, duration(e.seconds),
-               e.train_samples_per_sec, e.message.empty() ? "" : " (" + terminal_text(e.message) + ")");
+    fmt::print(out_, "Finished: {}{}\n", progress_summary(meter_, e.steps),
+               e.message.empty() ? "" : " (" + terminal_text(e.message) + ")");
   else if (e.status == RunStatus::kStopped)  // failures go to stderr, once, from the command
     fmt::print(out_, "{}stopped: {}\n", tty_ ? "\n" : "", terminal_text(e.message, LineBreaks::kKeep));
   std::fflush(out_);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mirror/train/events.h"
+#include "mirror/train/progress.h"
 
 namespace mirror::cli {
 
@@ -31,6 +32,7 @@ class ProgressPrinter : public EventSink {
   double epoch_loss_sum_ = 0;
   int64_t epoch_steps_ = 0;
   std::chrono::steady_clock::time_point last_draw_{};
+  ProgressMeter meter_;  // the finish line's steps, training time and rate, as the window counts them
 };
 
 // One JSON object per line on `out`, flushed per line: started, step, epoch, final.

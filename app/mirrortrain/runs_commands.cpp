@@ -16,13 +16,14 @@
 
 namespace mirror::cli {
 
-namespace {
 std::string resolve_run(const std::string& root, const std::string& dir) {
   if (std::filesystem::exists(std::filesystem::path(dir) / "run.json")) return dir;
   const auto under_root = std::filesystem::path(root.empty() ? default_runs_root() : root) / dir;
   if (std::filesystem::exists(under_root / "run.json")) return under_root.string();
   throw ConfigError(fmt::format("{}: no run here (no run.json), nor under {}", dir, under_root.parent_path().string()));
 }
+
+namespace {
 
 std::string best(const RunRecord& r) { return r.best_val_accuracy < 0 ? "-" : fmt::format("{:.4f}", r.best_val_accuracy); }
 

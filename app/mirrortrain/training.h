@@ -33,8 +33,9 @@ struct Execution {
 };
 // Trains `run`, printing progress (human or JSON lines). Ctrl+C and SIGTERM stop it cleanly
 // after the current step, checkpointed when it is recorded. `quiet`: a worker other than rank 0,
-// which prints only its errors (rank 0 reports the run).
-Execution execute(RecordedRun& run, bool json, bool quiet = false);
+// which prints only its errors (rank 0 reports the run). `also`: a sink that hears the run's
+// events after the printer (a TraceRecorder); null: none.
+Execution execute(RecordedRun& run, bool json, bool quiet = false, EventSink* also = nullptr);
 
 // Says why a run could not be set up; returns the exit code for it (kExitBadConfig for a
 // ConfigError or DataError, else kExitRunFailed).

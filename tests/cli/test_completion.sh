@@ -34,7 +34,10 @@ complete_line() {
     echo "FAIL ${COMP_WORDS[*]}: wanted '$want', got '$got'"
   fi
 }
-complete_line "train" mirrortrain tr
+complete_line "trace train" mirrortrain tr
+complete_line "train" mirrortrain trai
+complete_line "--trace --trace-steps --train-size" mirrortrain train --tra
+complete_line "--output" mirrortrain trace run --o
 complete_line "export" mirrortrain ex
 complete_line "onnx" mirrortrain export run --format o
 complete_line "summary sweep" mirrortrain s
@@ -48,4 +51,10 @@ complete_line "nadam" mirrortrain train --optimizer na
 complete_line "reduce-to-one" mirrortrain train --communicator re
 complete_line "compare" mirrortrain runs co
 complete_line "global-batch" mirrortrain lesson glo
+complete_line "predict presets" mirrortrain pre
+complete_line "100gbe 10gbe" mirrortrain predict run --link 10
+complete_line "ib-ndr400" mirrortrain train --link ib
+complete_line "hierarchical" mirrortrain predict run --algorithm h
+complete_line "strong" mirrortrain predict run --scaling st
+complete_line "--links" mirrortrain predict --links
 exit $failed

@@ -80,10 +80,11 @@ for sig in TERM INT; do
   fi
 done
 
-# A full disk while a run is recorded: a 4 MiB tmpfs, filled once the first checkpoint is written.
+# A full disk while a run is recorded: an 8 MiB tmpfs (room for the resumed run's checkpoints,
+# metrics and timeline.jsonl, ~0.2 KB a step), filled once the first checkpoint is written.
 if [[ $(id -u) -ne 0 ]]; then
   echo "SKIP disk-full: mounting a small tmpfs needs root (CI runs as root)"
-elif ! mkdir -p "$small" || ! mount -t tmpfs -o size=4m tmpfs "$small" 2>/dev/null; then
+elif ! mkdir -p "$small" || ! mount -t tmpfs -o size=8m tmpfs "$small" 2>/dev/null; then
   echo "SKIP disk-full: this system lets no one mount a tmpfs here (a container without CAP_SYS_ADMIN)"
 else
   run="$small/run"

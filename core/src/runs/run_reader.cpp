@@ -15,6 +15,7 @@
 
 #include "mirror/optim/schedule.h"
 #include "mirror/runs/run_writer.h"
+#include "mirror/train/events_json.h"
 #include "mirror/util/error.h"
 #include "mirror/util/home.h"
 #include "mirror/util/json_fields.h"
@@ -87,7 +88,45 @@ std::filesystem::file_time_type mtime(const fs::path& p) {
 }
 }  // namespace
 
-RunFollower::RunFollower(std::string dir) {
+namespace {
+// Reads `file` from `offset` to `size`, handing each complete line to `apply`; a line still being
+// written waits in `pending`. In pieces, so that a stranger's file with a line of gigabytes is
+// never held whole: a line longer than a metrics line may be is dropped (and counted in `skipped`)
+// as it is read, `dropping` saying that the rest of it is still to come.
+template <typename Apply>
+void read_new_lines(std::ifstream& file, std::uintmax_t size, std::uintmax_t& offset, std::string& pending,
+                    bool& dropping, int64_t& skipped, Apply apply) {
+  constexpr std::uintmax_t kPiece = 4 * 1024 * 1024;
+  file.seekg(static_cast<std::streamoff>(offset));
+  std::string piece;
+  while (offset < size && file) {
+    piece.resize(static_cast<size_t>(std::min(kPiece, size - offset)));
+    file.read(piece.data(), static_cast<std::streamsize>(piece.size()));
+    piece.resize(static_cast<size_t>(file.gcount()));
+    if (piece.empty()) break;
+    offset += piece.size();
+    size_t begin = 0;
+    if (dropping) {
+      const size_t nl = piece.find('\n');
+      if (nl == std::string::npos) continue;
+      dropping = false;
+      begin = nl + 1;
+    }
+    pending.append(piece, begin);
+    begin = 0;
+    for (size_t nl; (nl = pending.find('\n', begin)) != std::string::npos; begin = nl + 1)
+      apply(pending.substr(begin, nl - begin));
+    pending.erase(0, begin);
+    if (pending.size() > kMetricsLineJson.max_bytes) {
+      pending.clear();
+      dropping = true;
+      ++skipped;
+    }
+  }
+}
+}  // namespace
+
+RunFollower::RunFollower(std::string dir, bool timelines) : follow_timelines_(timelines) {
   record_.dir = std::move(dir);
   record_.name = fs::path(record_.dir).filename().string();
   if (record_.name.empty()) record_.name = fs::path(record_.dir).parent_path().filename().string();
@@ -149,39 +188,50 @@ bool RunFollower::poll() {
       changed = true;
     }
   }
+  if (follow_timelines_) {
+    std::ifstream timeline(dir / kTimelineFile, std::ios::binary);  // none: an older run, or no step yet
+    if (timeline) {
+      timeline.seekg(0, std::ios::end);
+      const auto size = static_cast<std::uintmax_t>(timeline.tellg());
+      if (size < timeline_offset_) {  // replaced by a shorter file: start over
+        timeline_offset_ = 0;
+        timeline_pending_.clear();
+        timeline_dropping_ = false;
+        record_.timelines.clear();
+        timeline_skipped_ = timelines_dropped_ = 0;
+      }
+      if (size > timeline_offset_) {
+        read_new_lines(timeline, size, timeline_offset_, timeline_pending_, timeline_dropping_, timeline_skipped_,
+                       [this](const std::string& line) { apply_timeline_line(line); });
+        changed = true;
+      }
+    }
+  }
   derive();
   return changed;
 }
 
 void RunFollower::read_lines(std::ifstream& metrics, std::uintmax_t size) {
-  // In pieces, so that a stranger's file with a line of gigabytes is never held whole: a line
-  // longer than a metrics line may be is dropped (and counted as skipped) as it is read.
-  constexpr std::uintmax_t kPiece = 4 * 1024 * 1024;
-  metrics.seekg(static_cast<std::streamoff>(offset_));
-  std::string piece;
-  while (offset_ < size && metrics) {
-    piece.resize(static_cast<size_t>(std::min(kPiece, size - offset_)));
-    metrics.read(piece.data(), static_cast<std::streamsize>(piece.size()));
-    piece.resize(static_cast<size_t>(metrics.gcount()));
-    if (piece.empty()) break;
-    offset_ += piece.size();
-    size_t begin = 0;
-    if (dropping_line_) {
-      const size_t nl = piece.find('\n');
-      if (nl == std::string::npos) continue;
-      dropping_line_ = false;
-      begin = nl + 1;
-    }
-    pending_.append(piece, begin);
-    begin = 0;
-    for (size_t nl; (nl = pending_.find('\n', begin)) != std::string::npos; begin = nl + 1)
-      apply_line(pending_.substr(begin, nl - begin));
-    pending_.erase(0, begin);
-    if (pending_.size() > kMetricsLineJson.max_bytes) {
-      pending_.clear();
-      dropping_line_ = true;
-      ++skipped_;
-    }
+  read_new_lines(metrics, size, offset_, pending_, dropping_line_, skipped_,
+                 [this](const std::string& line) { apply_line(line); });
+}
+
+void RunFollower::apply_timeline_line(const std::string& line) {
+  if (line.empty()) return;  // a resumed run starts on a fresh line
+  StepTimeline t;
+  try {
+    t = timeline_from_json(parse_json_text(line, "a timeline line", kMetricsLineJson));
+  } catch (const std::exception&) {  // cut by a kill, or not ours (DataError, ConfigError)
+    ++timeline_skipped_;
+    return;
+  }
+  auto& timelines = record_.timelines;
+  while (!timelines.empty() && timelines.back().global_step >= t.global_step) timelines.pop_back();  // trained again
+  timelines.push_back(std::move(t));
+  if (timelines.size() > kMaxTimelinesKept) {
+    const size_t drop = timelines.size() - kMaxTimelinesKept + kMaxTimelinesKept / 8;
+    timelines.erase(timelines.begin(), timelines.begin() + static_cast<std::ptrdiff_t>(drop));
+    timelines_dropped_ += static_cast<int64_t>(drop);
   }
 }
 
@@ -189,6 +239,10 @@ void RunFollower::finish() {
   if (!pending_.empty()) {
     apply_line(pending_);
     pending_.clear();
+  }
+  if (!timeline_pending_.empty()) {
+    apply_timeline_line(timeline_pending_);
+    timeline_pending_.clear();
   }
   derive();
 }
@@ -251,6 +305,8 @@ void RunFollower::apply_line(const std::string& line) {
     p.loss = json_number(j, "loss");
     p.accuracy = json_number(j, "accuracy");
     p.top_k_accuracy = json_number(j, "top_k_accuracy");
+    p.pace_seconds = pace_offset_ + json_number(j, "pace_seconds");
+    p.pause_seconds = pause_offset_ + json_number(j, "pause_seconds");
     if (const auto it = j.find("replicas"); it != j.end() && it->is_array() && !it->empty()) {
       for (const auto& r : *it) {
         p.compute_ms += json_number(r, "compute_ms");
@@ -266,6 +322,8 @@ void RunFollower::apply_line(const std::string& line) {
   } else if (type == "resumed") {
     truncate_after(json_int(j, "global_step"));
     wall_offset_ = steps.empty() ? 0 : steps.back().wall_seconds;
+    pace_offset_ = steps.empty() ? 0 : steps.back().pace_seconds;
+    pause_offset_ = steps.empty() ? 0 : steps.back().pause_seconds;
     if (!epochs.empty() && !steps.empty() && epochs.back().global_step == steps.back().global_step)
       wall_offset_ = std::max(wall_offset_, epochs.back().wall_seconds);  // its validation ran before the stop
     final_seconds_ = 0;  // the run is going again
@@ -335,6 +393,12 @@ void RunFollower::derive() {
   if (!have_metrics_) r.warnings.push_back("no metrics.jsonl");
   if (skipped_ > 0)
     r.warnings.push_back(fmt::format("{} of metrics.jsonl skipped (a write cut short?)", counted(skipped_, "malformed line")));
+  if (timeline_skipped_ > 0)
+    r.warnings.push_back(fmt::format("{} of {} skipped (a write cut short?)", counted(timeline_skipped_, "malformed line"),
+                                     kTimelineFile));
+  if (timelines_dropped_ > 0)
+    r.warnings.push_back(fmt::format("{}: kept the latest {} step timelines of {}", kTimelineFile, r.timelines.size(),
+                                     r.timelines.size() + static_cast<size_t>(timelines_dropped_)));
   r.best_val_accuracy = -1;
   for (const auto& e : r.epochs)
     if (e.has_validation) r.best_val_accuracy = std::max(r.best_val_accuracy, e.val_accuracy);
@@ -351,8 +415,8 @@ bool written_by_live_process(const nlohmann::json& run) {
   return !process_gone(pid);
 }
 
-RunRecord read_run(const std::string& dir) {
-  RunFollower f(dir);
+RunRecord read_run(const std::string& dir, bool timelines) {
+  RunFollower f(dir, timelines);
   f.finish();
   return f.record();
 }
@@ -405,7 +469,7 @@ std::vector<RunRecord> list_runs(const std::string& root) {
   std::sort(dirs.rbegin(), dirs.rend());
   for (const auto& d : dirs) {
     try {
-      out.push_back(read_run(d.string()));
+      out.push_back(read_run(d.string(), /*timelines=*/false));
     } catch (const DataError& e) {
       RunRecord broken;
       broken.dir = d.string();

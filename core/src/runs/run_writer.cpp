@@ -135,6 +135,13 @@ std::unique_ptr<RunWriter> RunWriter::resume(const std::string& dir, int64_t fro
     w->evaluations_ << '\n';
     w->append_line(w->evaluations_, kEvaluationsFile, {{"type", "resumed"}, {"global_step", from_step}}, true);
   }
+  // And the timelines: a reader drops those of steps trained again (the step numbers go back).
+  const auto timeline = std::filesystem::path(dir) / kTimelineFile;
+  if (std::filesystem::exists(timeline)) {
+    w->timeline_.open(timeline, std::ios::app);
+    if (!w->timeline_) throw ConfigError(fmt::format("run directory {}: cannot open {}", dir, kTimelineFile));
+    w->timeline_ << '\n';
+  }
   return w;
 }
 
@@ -146,6 +153,7 @@ void RunWriter::append(const nlohmann::json& j, bool flush) {
   const auto now = std::chrono::steady_clock::now();
   flush = flush || now - last_flush_ > std::chrono::seconds(1);
   if (flush) last_flush_ = now;
+  if (flush && timeline_.is_open()) timeline_.flush();  // its lines are written before their step's
   append_line(metrics_, "metrics.jsonl", j, flush);
 }
 
@@ -202,14 +210,29 @@ nlohmann::json with_wall(nlohmann::json j, std::chrono::steady_clock::time_point
 }
 }  // namespace
 
-void RunWriter::on_step(const StepMetrics& e) { append(with_wall(to_json(e), started_), false); }
+void RunWriter::on_step(const StepMetrics& e) {
+  nlohmann::json j = to_json(e);
+  if (const auto it = j.find("timeline"); it != j.end()) {  // timeline.jsonl's, not metrics.jsonl's
+    if (!timeline_.is_open()) {
+      const auto path = std::filesystem::path(dir_) / kTimelineFile;
+      timeline_.open(path, std::ios::app);
+      if (!timeline_) throw RunError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+    }
+    append_line(timeline_, kTimelineFile, *it, false);
+    j.erase(it);
+  }
+  append(with_wall(std::move(j), started_), false);
+}
 
 void RunWriter::on_epoch(const EpochMetrics& e) {
   append(with_wall(to_json(e), started_), true);
   run_["last_epoch"] = to_json(e);
 }
 
-void RunWriter::on_hold() { metrics_.flush(); }
+void RunWriter::on_hold() {
+  if (timeline_.is_open()) timeline_.flush();
+  metrics_.flush();
+}
 
 void RunWriter::on_finished(const RunFinished& e) {
   try {  // the end of a run that failed to write (a full disk) cannot be written either

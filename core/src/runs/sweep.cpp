@@ -20,7 +20,7 @@ const std::map<std::string, std::string>& short_names() {
   static const std::map<std::string, std::string> names = {
       {"lr", "optimizer.learning_rate"}, {"batch", "batch_size"}, {"logical", "devices.logical"},
       {"epochs", "epochs"},              {"optimizer", "optimizer.name"}, {"momentum", "optimizer.momentum"},
-      {"seed", "seed"}};
+      {"seed", "seed"},                  {"link", "simulated_link"}};
   return names;
 }
 
@@ -43,7 +43,7 @@ nlohmann::json parse_value(const std::string& text) {
 std::string setting_in_words(const std::string& name) {
   static const std::map<std::string, std::string> words = {
       {"lr", "Learning rate"}, {"batch", "Batch size"}, {"logical", "Logical devices"}, {"epochs", "Epochs"},
-      {"optimizer", "Optimizer"}, {"momentum", "Momentum"}, {"seed", "Seed"}};
+      {"optimizer", "Optimizer"}, {"momentum", "Momentum"}, {"seed", "Seed"}, {"link", "Simulated link"}};
   const auto it = words.find(name);
   return it == words.end() ? name : it->second;
 }
@@ -78,6 +78,8 @@ SweepAxis axis_named(const std::string& name, const nlohmann::json& reference) {
 
 // Throws ConfigError unless `v` has the type of `like` (the setting's current value).
 void check_value_type(const SweepAxis& axis, const nlohmann::json& like, const nlohmann::json& v) {
+  // A setting that is off by default (null: the simulated link) takes its text; the config reads it.
+  if (like.is_null() && (v.is_string() || v.is_null())) return;
   if (like.is_number() == v.is_number() && like.is_boolean() == v.is_boolean() && like.is_string() == v.is_string() &&
       (!like.is_number_integer() || v.is_number_integer()))
     return;

@@ -19,7 +19,9 @@ std::shared_ptr<Work> HierarchicalCommunicator::allreduce_sum(int rank, std::vec
   local_->allreduce_sum(rank, tensors)->wait();  // every local rank now holds the process's sum
   if (rank == 0) {
     try {
+      exchange_begin_ = std::chrono::steady_clock::now();
       cross_->allreduce_sum(process_rank_, tensors)->wait();
+      exchange_end_ = std::chrono::steady_clock::now();
     } catch (const std::exception& e) {
       barrier_.abort(fmt::format("the cross-process all-reduce failed: {}", e.what()));
       throw;

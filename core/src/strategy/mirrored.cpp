@@ -6,8 +6,11 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <optional>
 
+#include "mirror/strategy/hierarchical_communicator.h"
+#include "mirror/strategy/link_model.h"
 #include "mirror/strategy/replica_pool.h"
 #include "mirror/strategy/shard_plan.h"
 #include "mirror/util/error.h"
@@ -33,17 +36,20 @@ torch::Tensor shard_metrics(const torch::Tensor& logits, const torch::Tensor& y,
 // sum of gradients is the gradient of the mean loss over the global batch). Leaves the shard's
 // metrics (and, evaluating, its top predictions) on the device. An empty shard (more replicas
 // than examples) contributes nothing.
-void run_shard(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, bool train, double inv_global,
-               int top_k) {
+// Marks the shard copied and the forward pass done on `timer`.
+void run_shard(Replica& rep, StageTimer& timer, const Batch& batch, const ShardPlan& plan, int r, bool train,
+               double inv_global, int top_k) {
   if (plan.size(r) == 0) return;
   auto x = rep.device->copy_in(batch.x.narrow(0, plan.offset(r), plan.size(r)));
   auto y = rep.device->copy_in(batch.y.narrow(0, plan.offset(r), plan.size(r)));
+  timer.mark(StageTimer::kCopied);
   std::optional<torch::NoGradGuard> no_grad;
   if (!train) no_grad.emplace();
   train ? rep.model->train() : rep.model->eval();
   auto logits = rep.model->forward(x);
   auto loss_sum = torch::nn::functional::cross_entropy(
       logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+  timer.mark(StageTimer::kForwardDone);
   if (train) (loss_sum * inv_global).backward();
   rep.metrics = shard_metrics(logits.detach(), y, loss_sum.detach(), top_k);
   if (train) return;
@@ -105,6 +111,7 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
   const ShardPlan plan(global, total_replicas());
   const double inv_global = 1.0 / static_cast<double>(global);
   const int top_k = top_k_;
+  step_start_ = StageTimer::Clock::now();
   run_replicas([&](int r) {
     Replica& rep = *replicas_[static_cast<size_t>(r)];
     try {
@@ -117,6 +124,7 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
       throw;
     }
   });
+  const double step_end = std::chrono::duration<double, std::milli>(StageTimer::Clock::now() - step_start_).count();
   StepResult total;
   for (const auto& rep : replicas_) {
     total.sums.add(rep->sums);
@@ -124,9 +132,35 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
     if (!train && rep->top.k > 0) append_top(total.top, rep->top);
   }
   if (train) total.stop_asked = stop_asked_;
-  if (processes_ > 1 && train) read_record(total, plan);
   if (processes_ > 1 && !train) gather_evaluation(total);
+  if (!train) return total;
+  ProcessSpans spans{process_, 0, 0, 0, step_end};
+  if (processes_ > 1) {
+    // This step's exchange, on its clock: what the next step's record carries.
+    const auto [begin, end] = hierarchical_->last_exchange();
+    spans.exchange_begin = std::chrono::duration<double, std::milli>(begin - step_start_).count();
+    spans.exchange_end = std::chrono::duration<double, std::milli>(end - step_start_).count();
+    read_record(total, plan);  // the timeline of the previous step
+    mark_simulated_link(total.timeline);
+    previous_process_ = spans;
+    previous_global_ = global;
+    has_previous_step_ = true;
+    return total;
+  }
+  total.timeline.global_step = steps_ + 1;  // this step
+  total.timeline.processes = {spans};
+  for (const auto& rep : replicas_) total.timeline.replicas.push_back(rep->marks);
+  mark_simulated_link(total.timeline);
   return total;
+}
+
+void MirroredStrategy::mark_simulated_link(StepTimeline& timeline) const {
+  if (!options_.link || timeline.empty()) return;
+  // What SimulatedLinkCommunicator added to each all-reduce: the modelled ring over every replica
+  // of every process, for the gradients' bytes.
+  const double bytes = 4.0 * static_cast<double>(replicas_[0]->flat_grads.numel());
+  timeline.simulated_link = true;
+  timeline.simulated_allreduce_ms = 1e3 * ring_allreduce_seconds(*options_.link, total_replicas(), bytes);
 }
 
 void MirroredStrategy::run_replicas(const std::function<void(int)>& job) {
@@ -142,26 +176,33 @@ void MirroredStrategy::replica_step(Replica& rep, const Batch& batch, const Shar
                                     double inv_global, int top_k) {
   const int g = first_replica_ + r;  // its place among all processes' replicas
   StageTimer& timer = rep.device->timer();
-  timer.start();
-  if (train) start_step_record(rep, g, total_replicas(), /*stop=*/r == 0 && stop_asked_);
-  run_shard(rep, batch, plan, g, train, inv_global, top_k);
+  timer.start(step_start_);
+  // The first replica of a process sends the process's spans of the previous step.
+  if (train) start_step_record(rep, g, total_replicas(), /*stop=*/r == 0 && stop_asked_,
+                               r == 0 && has_previous_step_ ? &previous_process_ : nullptr);
+  run_shard(rep, timer, batch, plan, g, train, inv_global, top_k);
   if (train) add_metrics_to_record(rep, g);
-  timer.lap(StageTimer::kCompute);
+  timer.mark(StageTimer::kGradientsReady);
   if (train) {
     communicator_->allreduce_sum(r, rep.reduce_list)->wait();
-    timer.lap(StageTimer::kAllReduce);
+    timer.mark(StageTimer::kReduced);
     {
       torch::NoGradGuard no_grad;
       // After the all-reduce: every replica clips the same gradient the same way.
       clip_gradients(optimizer_, rep.flat_grads, segments_);
       rep.optimizer->step(rep.flat_params, rep.flat_grads);
     }
-    timer.lap(StageTimer::kUpdate);
+    timer.mark(StageTimer::kUpdated);
   }
   read_metrics(rep, plan.size(g));
-  const auto ms = timer.stages_ms();
-  rep.timing = ReplicaTiming{g, plan.size(g), ms[0], ms[1], ms[2], rep.device->peak_memory_mib()};
-  if (train) rep.last_train_timing = rep.timing;
+  const auto ms = timer.marks_ms();
+  const ReplicaMarks marks{g, process_, plan.size(g), ms[0], ms[1], ms[2], ms[3], ms[4], ms[5]};
+  rep.timing = ReplicaTiming{g, plan.size(g), marks.compute_ms(), marks.allreduce_ms(), marks.update_ms(),
+                             rep.device->peak_memory_mib()};
+  if (!train) return;
+  rep.last_train_timing = rep.timing;
+  rep.previous_marks = rep.marks;
+  rep.marks = marks;
 }
 
 torch::Tensor MirroredStrategy::predict(const torch::Tensor& x) {

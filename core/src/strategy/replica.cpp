@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "memory_fit.h"
+#include "simulated_link_communicator.h"
 #include "mirror/model/builder.h"
 #include "mirror/strategy/hierarchical_communicator.h"
 #include "mirror/strategy/mirrored.h"
@@ -119,11 +120,19 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
                                       "number of devices (--devices, --logical)",
                                       process_, n, p, counts[static_cast<size_t>(p)][0]));
     first_replica_ = process_ * n;
-    communicator_ = std::make_unique<HierarchicalCommunicator>(std::move(communicator_), workers_->communicator(),
-                                                               process_);
+    auto hierarchical =
+        std::make_unique<HierarchicalCommunicator>(std::move(communicator_), workers_->communicator(), process_);
+    hierarchical_ = hierarchical.get();
+    communicator_ = std::move(hierarchical);
     choice_.reason = fmt::format("{}{}across {} processes: c10d's Gloo", choice_.reason,
                                  choice_.reason.empty() ? "" : "; ", processes_);
     choice_.name = communicator_->name();
+  }
+  // The classroom what-if: every all-reduce also waits what the simulated link would take.
+  if (options_.link) {
+    communicator_ = std::make_unique<SimulatedLinkCommunicator>(std::move(communicator_), *options_.link, n * processes_);
+    choice_.reason += fmt::format("{}each all-reduce then waits as over a simulated link, {}",
+                                  choice_.reason.empty() ? "" : "; ", options_.link->describe());
   }
   if (options_.perturb_replica_at_step > 0 && n * processes_ < 2)
     throw ConfigError("perturb_replica_at_step needs at least 2 replicas: with one there is no copy to drift from");

@@ -35,7 +35,10 @@ struct Replica {
   torch::Tensor top_classes, top_probs;
   TopPredictions top;
   ReplicaTiming timing;
-  ReplicaTiming last_train_timing;  // of its last training step: what its next record carries
+  ReplicaTiming last_train_timing;  // of its last training step: its memory is what its next record carries
+  // Its last training step on its process's step clock (what its next record carries), and the
+  // one before (the step a timeline of several processes describes, see read_record).
+  ReplicaMarks marks, previous_marks;
 };
 
 // How many of its most probable classes an evaluation keeps for each example.

@@ -5,57 +5,96 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "memory_fit.h"
 #include "mirror/strategy/cuda_runtime.h"
+#include "mirror/strategy/phase_names.h"
 #include "mirror/util/error.h"
 
 namespace mirror {
 
 namespace {
 
+double ms_between(StageTimer::Clock::time_point from, StageTimer::Clock::time_point to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
 // Host clocks: a CPU replica's work is done when the call returns.
 class HostStageTimer : public StageTimer {
  public:
-  void start() override {
-    ms_ = {0, 0, 0};
-    since_ = std::chrono::steady_clock::now();
+  void start(Clock::time_point step_start) override {
+    step_start_ = step_start;
+    ms_.fill(ms_between(step_start_, Clock::now()));
+    next_ = 0;
   }
-  void lap(Stage stage) override {
-    const auto now = std::chrono::steady_clock::now();
-    ms_[stage] = std::chrono::duration<double, std::milli>(now - since_).count();
-    since_ = std::chrono::steady_clock::now();
+  void mark(Mark mark) override {
+    const double now = ms_between(step_start_, Clock::now());
+    for (; next_ <= mark; ++next_) ms_[static_cast<size_t>(next_) + 1] = now;  // a mark left out: no time
   }
-  std::array<double, 3> stages_ms() override { return ms_; }
+  std::array<double, kMarks + 1> marks_ms() override {
+    for (; next_ < kMarks; ++next_) ms_[static_cast<size_t>(next_) + 1] = ms_[static_cast<size_t>(next_)];
+    return ms_;
+  }
 
  private:
-  std::array<double, 3> ms_{};
-  std::chrono::steady_clock::time_point since_;
+  Clock::time_point step_start_;
+  std::array<double, kMarks + 1> ms_{};
+  int next_ = 0;  // the next mark to come
 };
 
-// CUDA events on the replica's stream: mark 0 when the step starts, mark s + 1 when stage s ends.
+// CUDA events on the replica's stream: event 0 when the replica starts, event m + 1 at mark m.
+// The start event is placed on the process's clock by the host time at which it was recorded (the
+// stream is idle then: the previous step's results were read back).
 class CudaStageTimer : public StageTimer {
  public:
-  CudaStageTimer(int device, void* stream) : events_(device, stream, /*marks=*/4) {}
-  void start() override {
+  CudaStageTimer(int device, void* stream) : events_(device, stream, /*marks=*/kMarks + 1) {}
+  void start(Clock::time_point step_start) override {
     events_.mark(0);
-    next_mark_ = 1;
+    started_ms_ = ms_between(step_start, Clock::now());
+    next_ = 0;
+    reached_ = 0;
+    range_.reset();
+    range_.emplace(kPhaseCopy);
   }
-  void lap(Stage stage) override {
-    events_.mark(stage + 1);
-    next_mark_ = stage + 2;
+  void mark(Mark mark) override {
+    // A mark left out is recorded with the next one reached, so it takes no time.
+    for (; next_ <= mark; ++next_) events_.mark(next_ + 1);
+    reached_ = next_;
+    // Nsight Systems sees the host side of each phase under the trace export's names.
+    range_.reset();
+    if (const char* phase = phase_after(mark)) range_.emplace(phase);
   }
-  std::array<double, 3> stages_ms() override {
-    while (next_mark_ <= 3) events_.mark(next_mark_++);  // stages that did not run: no time
-    const auto ms = events_.elapsed_ms();
-    std::array<double, 3> out{};
-    std::copy_n(ms.begin(), std::min<size_t>(ms.size(), out.size()), out.begin());
+  std::array<double, kMarks + 1> marks_ms() override {
+    while (next_ < kMarks) events_.mark(++next_);  // every event must be recorded to be timed
+    const auto gaps = events_.elapsed_ms();
+    std::array<double, kMarks + 1> out{};
+    out[0] = started_ms_;
+    for (size_t i = 1; i < out.size(); ++i) {
+      const bool timed = static_cast<int>(i) <= reached_ && i - 1 < gaps.size();
+      out[i] = out[i - 1] + (timed ? gaps[i - 1] : 0.0);  // marks never reached: no time
+    }
     return out;
   }
 
  private:
+  // The phase that begins when `mark` is reached; none after the update.
+  static const char* phase_after(Mark mark) {
+    switch (mark) {
+      case kCopied: return kPhaseForward;
+      case kForwardDone: return kPhaseBackward;
+      case kGradientsReady: return kPhaseAllReduce;
+      case kReduced: return kPhaseUpdate;
+      case kUpdated: return nullptr;
+    }
+    return nullptr;
+  }
+
   GpuEventTimer events_;
-  int next_mark_ = 1;
+  std::optional<PhaseRange> range_;  // NVTX range of the phase under way (GPU builds with NVTX)
+  double started_ms_ = 0;
+  int next_ = 0;     // marks recorded so far
+  int reached_ = 0;  // of them, reached by the replica (the rest were recorded to be timed)
 };
 
 class CpuReplicaDevice : public ReplicaDevice {

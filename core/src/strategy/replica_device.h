@@ -7,6 +7,7 @@
 #include <torch/types.h>
 
 #include <array>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,20 +19,25 @@ namespace mirror {
 
 class GpuMemoryCaps;
 
-// Times the three stages of one replica step: compute (forward and backward), all-reduce and
-// update. Host clocks for CPU replicas; CUDA events for GPU replicas, whose work is asynchronous.
-// Used by the replica's own thread only.
+// Marks one replica's step on its process's step clock: milliseconds since the moment the process
+// began the step (its `step_start`, a host steady_clock time). Host clocks for CPU replicas; for
+// GPU replicas, whose work is asynchronous, CUDA events relative to a start event recorded when
+// the replica begins (placed on the host clock by the host time of that start). Used by the
+// replica's own thread only.
 class StageTimer {
  public:
-  enum Stage { kCompute = 0, kAllReduce = 1, kUpdate = 2 };
+  using Clock = std::chrono::steady_clock;
+  // The moments after the start, in the order they come (ReplicaMarks' fields).
+  enum Mark { kCopied = 0, kForwardDone = 1, kGradientsReady = 2, kReduced = 3, kUpdated = 4 };
+  static constexpr int kMarks = 5;
   virtual ~StageTimer() = default;
-  // The step begins.
-  virtual void start() = 0;
-  // `stage` has ended; stages end in order.
-  virtual void lap(Stage stage) = 0;
-  // Milliseconds of each stage since start(); a stage that did not run (an evaluation has no
-  // all-reduce or update) counts zero. Waits for the device's queued work.
-  virtual std::array<double, 3> stages_ms() = 0;
+  // The replica begins its part of the step that its process began at `step_start`.
+  virtual void start(Clock::time_point step_start) = 0;
+  // `mark` is reached; marks come in order, and one may be left out (an evaluation has no
+  // all-reduce or update): it then reads as the one before it.
+  virtual void mark(Mark mark) = 0;
+  // The start, then each mark, in milliseconds since `step_start`. Waits for the device's queued work.
+  virtual std::array<double, kMarks + 1> marks_ms() = 0;
 };
 
 class ReplicaDevice {

@@ -23,13 +23,18 @@ void put_in_record(const torch::Tensor& record, int64_t at, const std::vector<fl
 }
 }  // namespace
 
-void start_step_record(Replica& rep, int replica, int replicas, bool stop) {
+void start_step_record(Replica& rep, int replica, int replicas, bool stop, const ProcessSpans* process) {
   rep.reduce_list[0].zero_();  // the gradients, and the record after them
   if (!rep.record.defined()) return;
-  const ReplicaTiming& last = rep.last_train_timing;
-  put_in_record(rep.record, StepRecord::slot(replica) + StepRecord::kTimes,
-                {static_cast<float>(last.compute_ms), static_cast<float>(last.allreduce_ms),
-                 static_cast<float>(last.update_ms), static_cast<float>(last.memory_mib)});
+  const ReplicaMarks& m = rep.marks;
+  std::vector<float> values = {static_cast<float>(m.started),         static_cast<float>(m.copied),
+                               static_cast<float>(m.forward_done),    static_cast<float>(m.gradients_ready),
+                               static_cast<float>(m.reduced),         static_cast<float>(m.updated),
+                               static_cast<float>(rep.last_train_timing.memory_mib)};
+  if (process)
+    values.insert(values.end(), {static_cast<float>(process->exchange_begin), static_cast<float>(process->exchange_end),
+                                 static_cast<float>(process->step_end)});
+  put_in_record(rep.record, StepRecord::slot(replica) + StepRecord::kMarks, values);
   if (stop) put_in_record(rep.record, StepRecord::stop(replicas), {1.0f});
 }
 
@@ -38,26 +43,60 @@ void add_metrics_to_record(Replica& rep, int replica) {
     rep.record.narrow(0, StepRecord::slot(replica) + StepRecord::kMetrics, 3).copy_(rep.metrics);
 }
 
-void MirroredStrategy::read_record(StepResult& total, const ShardPlan& plan) const {
+void MirroredStrategy::read_record(StepResult& total, const ShardPlan& plan) {
   // Every replica holds the same record after the all-reduce.
   const auto record = replicas_[0]->record.to(torch::kCPU);
   const float* v = record.data_ptr<float>();
   const int all = total_replicas();
+  const int n = num_replicas();
   total.sums = MetricSums{};
   total.replicas.clear();
+  // The previous step on this process's clock: each process's spans as its first replica sent
+  // them, moved by the difference of the moments this process and that one left the exchange
+  // (everyone leaves it together).
+  StepTimeline& t = total.timeline;
+  t = StepTimeline{};
+  if (has_previous_step_) {
+    t.global_step = steps_;  // this step is steps_ + 1
+    for (int p = 0; p < processes_; ++p) {
+      if (p == process_) {
+        t.processes.push_back(previous_process_);
+        continue;
+      }
+      const float* s = v + StepRecord::slot(p * n) + StepRecord::kProcess;
+      ProcessSpans spans{p, 0, s[0], s[1], s[2]};
+      spans.offset_ms = previous_process_.exchange_end - spans.exchange_end;
+      spans.exchange_begin += spans.offset_ms;
+      spans.exchange_end += spans.offset_ms;
+      spans.step_end += spans.offset_ms;
+      t.processes.push_back(spans);
+    }
+  }
   for (int g = 0; g < all; ++g) {
     const float* slot = v + StepRecord::slot(g);
     const float* metrics = slot + StepRecord::kMetrics;
     total.sums.add(MetricSums{plan.size(g), metrics[0], static_cast<int64_t>(metrics[1]), static_cast<int64_t>(metrics[2])});
     const int local = g - first_replica_;
-    if (local >= 0 && local < num_replicas()) {
-      total.replicas.push_back(replicas_[static_cast<size_t>(local)]->timing);
+    if (local >= 0 && local < n) {
+      const Replica& rep = *replicas_[static_cast<size_t>(local)];
+      total.replicas.push_back(rep.timing);
+      if (has_previous_step_) t.replicas.push_back(rep.previous_marks);
       continue;
     }
+    const float* m = slot + StepRecord::kMarks;
+    const int p = g / n;
+    const double offset = has_previous_step_ ? t.processes[static_cast<size_t>(p)].offset_ms : 0.0;
+    ReplicaMarks marks{g, p, 0, m[0], m[1], m[2], m[3], m[4], m[5]};
     // To the microsecond: float32 carries about seven digits, the rest would be noise.
-    const float* times = slot + StepRecord::kTimes;
-    auto ms = [&](int k) { return std::round(static_cast<double>(times[k]) * 1000.0) / 1000.0; };
-    total.replicas.push_back(ReplicaTiming{g, plan.size(g), ms(0), ms(1), ms(2), ms(3)});
+    auto ms = [](double x) { return std::round(x * 1000.0) / 1000.0; };
+    total.replicas.push_back(ReplicaTiming{g, plan.size(g), ms(marks.compute_ms()), ms(marks.allreduce_ms()),
+                                           ms(marks.update_ms()), ms(slot[StepRecord::kMemory])});
+    if (!has_previous_step_) continue;
+    marks.shard_size = ShardPlan(previous_global_, all).size(g);
+    for (double* x : {&marks.started, &marks.copied, &marks.forward_done, &marks.gradients_ready, &marks.reduced,
+                      &marks.updated})
+      *x += offset;
+    t.replicas.push_back(marks);
   }
   total.stop_asked = v[StepRecord::stop(all)] > 0;
 }

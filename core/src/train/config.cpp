@@ -31,7 +31,44 @@ void TrainConfig::validate() const {
   if (plateau.enabled) plateau.validate();
   if (early_stopping.enabled) early_stopping.validate();
   check_plateau_fits(plateau, schedule);
+  if (strategy.link) {
+    if (strategy.link->from_run)
+      throw ConfigError(fmt::format("--link {}: this machine's own link needs no simulating; name another "
+                                    "preset or give latency=...,bandwidth=...", strategy.link->name));
+    if (!(strategy.link->bandwidth_bytes_per_s > 0) || !(strategy.link->latency_s >= 0))
+      throw ConfigError(fmt::format("simulated link {}: needs a bandwidth above 0 and a latency of 0 or more",
+                                    strategy.link->name));
+  }
 }
+
+namespace {
+
+// The simulated link as run.json records it: null, or its figures labelled simulated.
+nlohmann::json simulated_link_to_json(const std::optional<LinkSpec>& link) {
+  if (!link) return nullptr;
+  return {{"spec", link->spec_text()}, {"name", link->name}, {"latency_s", link->latency_s},
+          {"bandwidth_bytes_per_s", link->bandwidth_bytes_per_s}, {"simulated", true}};
+}
+
+// Reads it back; a bare string is --link's text ("10gbe", "latency=5us,bandwidth=1Gbit").
+std::optional<LinkSpec> simulated_link_from_json(const nlohmann::json& j) {
+  if (j.is_null()) return std::nullopt;
+  LinkSpec link;
+  if (j.is_string()) {
+    link = parse_link(j.get<std::string>());
+  } else if (j.contains("latency_s") || j.contains("bandwidth_bytes_per_s")) {
+    link.name = j.value("name", "custom");
+    link.latency_s = j.value("latency_s", 0.0);
+    link.bandwidth_bytes_per_s = j.value("bandwidth_bytes_per_s", 0.0);
+    if (auto preset = find_link_preset(link.name)) link.source = preset->source;
+  } else {
+    link = parse_link(j.at("spec").get<std::string>());
+  }
+  link.simulated = true;
+  return link;
+}
+
+}  // namespace
 
 TrainConfig config_from_preset(const std::string& name) {
   const Preset& p = find_preset(name);
@@ -81,6 +118,7 @@ nlohmann::json to_json(const TrainConfig& c) {
       {"sync_check_every", c.strategy.sync_check_every},
       {"top_k", c.strategy.top_k},
       {"perturb_replica_at_step", c.strategy.perturb_replica_at_step},
+      {"simulated_link", simulated_link_to_json(c.strategy.link)},
       {"checkpoint_every_steps", c.checkpoints.every_steps},
       {"checkpoint_keep_last", c.checkpoints.keep_last},
       {"lr_schedule", to_json(c.schedule)},
@@ -136,6 +174,7 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     c.strategy.sync_check_every = json_whole<int>(j, "sync_check_every", "sync_check_every", 100);
     c.strategy.top_k = json_whole<int>(j, "top_k", "top_k", 5);
     c.strategy.perturb_replica_at_step = json_whole<int64_t>(j, "perturb_replica_at_step", "perturb_replica_at_step", 0);
+    c.strategy.link = simulated_link_from_json(j.value("simulated_link", nlohmann::json()));
     c.checkpoints.every_steps = json_whole<int64_t>(j, "checkpoint_every_steps", "checkpoint_every_steps", 0);
     c.checkpoints.keep_last = json_whole<int>(j, "checkpoint_keep_last", "checkpoint_keep_last", 3);
     // Runs recorded before schedules existed have none of these: constant rate, no callbacks.

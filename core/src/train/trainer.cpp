@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -21,14 +22,17 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// Blocks while paused (telling `sink` once that the run holds); returns true when the run should stop.
-bool should_stop(TrainControl& control, EventSink& sink) {
+// Blocks while paused (telling `sink` once that the run holds); returns true when the run should
+// stop. When it held, `held` gets when the hold began and ended.
+bool should_stop(TrainControl& control, EventSink& sink, std::optional<std::pair<Clock::time_point, Clock::time_point>>& held) {
   bool told = false;
+  Clock::time_point hold_begin{};
   while (control.pause.load() && !control.stop.load()) {
     // Step by step: take one unit and go on for one step; the next call holds again.
     int64_t steps = control.single_steps.load();
     if (steps > 0 && control.single_steps.compare_exchange_strong(steps, steps - 1)) break;
     if (!told) {
+      hold_begin = Clock::now();
       sink.on_hold();
       told = true;
     }
@@ -36,6 +40,8 @@ bool should_stop(TrainControl& control, EventSink& sink) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   control.holding.store(false);
+  held.reset();
+  if (told) held.emplace(hold_begin, Clock::now());
   return control.stop.load();
 }
 }  // namespace
@@ -190,15 +196,44 @@ class TrainingLoop {
   }
 
   // With a demo pace, waits until the next step is due (or a stop or pause comes). The wait is
-  // wall time, not training time.
+  // wall time, not training time: an idle span of the next step.
   void keep_pace() {
     const double pace = control_.pace.load();
     if (pace > 0 && last_step_start_ != Clock::time_point{}) {
       const auto due = last_step_start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / pace));
+      const auto begin = Clock::now();
       while (Clock::now() < due && !control_.stop.load() && !control_.pause.load() && control_.pace.load() == pace)
         std::this_thread::sleep_for(std::min<Clock::duration>(due - Clock::now(), std::chrono::milliseconds(20)));
+      if (begin < due) idle(IdleKind::kPace, begin, Clock::now());
     }
     last_step_start_ = Clock::now();
+  }
+
+  // What the loop did between steps that is not training: counted apart and shown on the next
+  // step's timeline.
+  void idle(IdleKind kind, Clock::time_point begin, Clock::time_point end) {
+    const double seconds = std::chrono::duration<double>(end - begin).count();
+    if (kind == IdleKind::kPace) pace_seconds_ += seconds;
+    if (kind == IdleKind::kPause) pause_seconds_ += seconds;
+    pending_idle_.push_back({kind, begin, end});
+  }
+
+  // The step's timeline as the strategy measured it, numbered by the run's steps and with the
+  // idle spans before the step it describes (several processes: the previous one).
+  StepTimeline step_timeline(StepTimeline t, Clock::time_point step_start) {
+    const int64_t step = pos_.global_step;  // this step, counted
+    std::vector<IdleSpan> spans;
+    for (const auto& p : pending_idle_)
+      spans.push_back({p.kind, strategy_.process_rank(),
+                       std::chrono::duration<double, std::milli>(p.begin - step_start).count(),
+                       std::chrono::duration<double, std::milli>(p.end - step_start).count()});
+    pending_idle_.clear();
+    idle_before_[step] = std::move(spans);
+    if (t.empty()) return t;
+    t.global_step = step - (strategy_.steps() - t.global_step);  // the strategy counts from its own start
+    if (const auto it = idle_before_.find(t.global_step); it != idle_before_.end()) t.idle = it->second;
+    idle_before_.erase(idle_before_.begin(), idle_before_.lower_bound(t.global_step));
+    return t;
   }
 
   bool at_step_limit() const { return config_.max_steps > 0 && pos_.global_step >= config_.max_steps; }
@@ -214,7 +249,9 @@ class TrainingLoop {
       keep_pace();
       // Processes stop together: a stop asked of any one of them travels with the next step's
       // gradients, and all of them stop after that step. One process stops at once.
-      const bool asked = should_stop(control_, sink_);
+      std::optional<std::pair<Clock::time_point, Clock::time_point>> held;
+      const bool asked = should_stop(control_, sink_, held);
+      if (held) idle(IdleKind::kPause, held->first, held->second);
       if (stop_reported_ || (asked && strategy_.processes() == 1)) {
         fin.status = RunStatus::kStopped;
         fin.message = fmt::format("stopped at epoch {}, step {}", epoch, pos_.step_in_epoch);
@@ -235,7 +272,11 @@ class TrainingLoop {
     }
     if (pos_.step_in_epoch == 0) return false;
     EpochMetrics em = epoch_metrics();
-    if (n_val_ > 0 && fin.status != RunStatus::kStopped) validate(em);
+    if (n_val_ > 0 && fin.status != RunStatus::kStopped) {
+      const auto begin = Clock::now();
+      validate(em);
+      idle(IdleKind::kEvaluation, begin, Clock::now());
+    }
     em.wall_seconds = seconds_since(session_start_);
     sink_.on_epoch(em);
     if (pos_.step_in_epoch == steps_per_epoch_) {
@@ -255,6 +296,7 @@ class TrainingLoop {
     const double rate = next_rate();
     strategy_.set_learning_rate(rate);
     last_rate_ = rate;
+    const auto step_start = Clock::now();  // the clock of the step's timeline
     const StepResult r = strategy_.train_step(b, stop_asked);
     stop_reported_ = r.stop_asked;
     const double dt = seconds_since(t0);
@@ -265,6 +307,7 @@ class TrainingLoop {
     ++pos_.step_in_epoch;
     ++pos_.global_step;
     StepMetrics m = step_metrics(r, dt);
+    m.timeline = step_timeline(r.timeline, step_start);
     m.shard_examples = shard_examples(order, begin, end);
     if (!std::isfinite(m.loss))
       throw RunError(fmt::format(
@@ -301,6 +344,8 @@ class TrainingLoop {
     m.step_seconds = seconds;
     m.samples_per_sec = seconds > 0 ? static_cast<double>(r.sums.samples) / seconds : 0;
     m.learning_rate = last_rate_;
+    m.pace_seconds = pace_seconds_;
+    m.pause_seconds = pause_seconds_;
     m.sync_checked = r.sync_checked;
     m.checksums = r.checksums;
     m.replicas = r.replicas;
@@ -429,6 +474,15 @@ class TrainingLoop {
   double last_rate_ = 0;       // the rate of the last update
   std::vector<double> plane_;  // 2-D inputs: the decision regions' x_min, x_max, y_min, y_max
   Clock::time_point last_step_start_{};  // for the demo pace
+  // Not training, this session: the pace's waits and the pauses, in seconds; the idle spans since
+  // the last step; and those before each step a timeline may still describe, on its clock.
+  double pace_seconds_ = 0, pause_seconds_ = 0;
+  struct PendingIdle {
+    IdleKind kind;
+    Clock::time_point begin, end;
+  };
+  std::vector<PendingIdle> pending_idle_;
+  std::map<int64_t, std::vector<IdleSpan>> idle_before_;
   const Clock::time_point session_start_ = Clock::now();
   const int64_t n_train_;
   const int64_t n_val_;

@@ -10,6 +10,7 @@
 #include "mirror/runs/lesson.h"
 #include "mirror/runs/recorded_run.h"
 #include "mirror/runs/run_reader.h"
+#include "mirror/strategy/link_model.h"
 #include "mirror/util/error.h"
 #include "test_helpers.h"
 
@@ -53,17 +54,18 @@ struct ScopedEnv {
 };
 }  // namespace
 
-TEST(Lesson, TheFourBuiltInLessonsReadAndPlanAsTheirTextsSay) {
+TEST(Lesson, TheFiveBuiltInLessonsReadAndPlanAsTheirTextsSay) {
   TempDir own;
   ScopedEnv folder("MIRROR_LESSONS_DIR", own.str());
   std::vector<std::string> warnings;
   const auto all = lessons(&warnings);
   EXPECT_TRUE(warnings.empty());
-  ASSERT_EQ(all.size(), 4u);
+  ASSERT_EQ(all.size(), 5u);
   EXPECT_EQ(all[0].name, "why-not-2x");
   EXPECT_EQ(all[1].name, "global-batch");
   EXPECT_EQ(all[2].name, "tutorials-bug");
   EXPECT_EQ(all[3].name, "broken-sync");
+  EXPECT_EQ(all[4].name, "network-decides");
   for (const Lesson& l : all) {
     EXPECT_EQ(l.source, "built-in");
     EXPECT_FALSE(l.text.empty()) << l.name;
@@ -77,6 +79,22 @@ TEST(Lesson, TheFourBuiltInLessonsReadAndPlanAsTheirTextsSay) {
   for (size_t i = 0; i < scaling.size(); ++i) {
     EXPECT_EQ(scaling[i].config.devices.logical, (1 << (i % 3))) << i;
     EXPECT_EQ(scaling[i].config.batch_size, scaling[0].config.batch_size);
+  }
+  // When does the network decide: one run on 2 logical devices, the first summing in shared
+  // memory, the others under a simulated link, each slower than the one before.
+  const auto network = plan_lesson(all[4]).points;
+  ASSERT_EQ(network.size(), 5u);
+  EXPECT_FALSE(network[0].config.strategy.link.has_value());
+  double previous = 0;  // the modelled all-reduce of the tutorial model's gradients, seconds
+  for (size_t i = 0; i < network.size(); ++i) {
+    EXPECT_EQ(network[i].config.devices.logical, 2) << i;
+    EXPECT_EQ(network[i].config.batch_size, network[0].config.batch_size) << i;
+    if (i == 0) continue;
+    ASSERT_TRUE(network[i].config.strategy.link.has_value()) << i;
+    EXPECT_TRUE(network[i].config.strategy.link->simulated) << i;
+    const double t = ring_allreduce_seconds(*network[i].config.strategy.link, 2, 4.0 * 332856);
+    EXPECT_GT(t, previous) << i;
+    previous = t;
   }
   // Global vs per-replica batch: the first three share the global batch, the next two the
   // per-replica one, and the last scales the learning rate with the batch.
@@ -154,16 +172,16 @@ TEST(Lesson, ATeachersOwnLessonsComeFromTheLessonsFolderAndABadFileIsSkippedWith
   mirror::testing::write_file(own.path() / "broken-sync.json", replaced.dump());
   std::vector<std::string> warnings;
   const auto all = lessons(&warnings);
-  ASSERT_EQ(all.size(), 5u);  // four built in (one replaced) and the new one
+  ASSERT_EQ(all.size(), 6u);  // five built in (one replaced) and the new one
   EXPECT_EQ(all[3].title, "My broken sync");
-  EXPECT_EQ(all[4].name, "two-rates");
-  EXPECT_EQ(all[4].source, (own.path() / "two-rates.json").string());
+  EXPECT_EQ(all[5].name, "two-rates");
+  EXPECT_EQ(all[5].source, (own.path() / "two-rates.json").string());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("broken.json is not valid JSON"), std::string::npos) << warnings[0];
   EXPECT_EQ(find_lesson("two-rates").runs.size(), 2u);
   EXPECT_EQ(find_lesson((own.path() / "two-rates.json").string()).title, "Two learning rates");
   const std::string unknown = error_of<ConfigError>([] { find_lesson("no-such-lesson"); });
-  EXPECT_NE(unknown.find("no lesson named 'no-such-lesson' (known: why-not-2x, global-batch, tutorials-bug, broken-sync, two-rates"),
+  EXPECT_NE(unknown.find("no lesson named 'no-such-lesson' (known: why-not-2x, global-batch, tutorials-bug, broken-sync, network-decides, two-rates"),
             std::string::npos) << unknown;
 }
 

@@ -297,3 +297,71 @@ TEST(RunFollower, ALineLongerThanAnyMetricsLineIsDroppedWithoutBeingHeldWhole) {
   EXPECT_DOUBLE_EQ(f.record().steps[1].loss, 1.5);
   EXPECT_FALSE(f.record().warnings.empty());  // the dropped line is said
 }
+
+namespace {
+StepMetrics step_with_timeline(int64_t step, int replicas, double pace_seconds = 0) {
+  StepMetrics m;
+  m.epoch = 1;
+  m.step = m.global_step = step;
+  m.samples = 32;
+  m.step_seconds = 0.01;
+  m.pace_seconds = pace_seconds;
+  m.timeline.global_step = step;
+  for (int r = 0; r < replicas; ++r)
+    m.timeline.replicas.push_back(
+        ReplicaMarks{r, 0, 32 / replicas, 0.0123 * r, 0.05 + r, 0.41 + r, 1.25 + r, 5.5, 5.625});
+  m.timeline.processes = {ProcessSpans{0, 0, 0, 0, 5.75}};
+  if (step > 1) m.timeline.idle = {IdleSpan{IdleKind::kPace, 0, -180.25, -0.125}};
+  return m;
+}
+}  // namespace
+
+TEST(RunWriter, EveryStepsTimelineGoesToTimelineJsonlAndReadsBack) {
+  TempDir dir;
+  const std::string run = dir / "run";
+  {
+    RunWriter w(run, {{"seed", 3}});
+    for (int64_t s = 1; s <= 3; ++s) w.on_step(step_with_timeline(s, 2, 0.25 * static_cast<double>(s - 1)));
+    w.on_finished(RunFinished{});
+  }
+  // metrics.jsonl keeps its lines short: the timeline has its own file.
+  std::ifstream metrics(run + "/metrics.jsonl");
+  const std::string first((std::istreambuf_iterator<char>(metrics)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(first.find("timeline"), std::string::npos);
+  RunRecord r = read_run(run);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+  ASSERT_EQ(r.timelines.size(), 3u);
+  EXPECT_EQ(r.timelines[2].global_step, 3);
+  ASSERT_EQ(r.timelines[2].replicas.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.timelines[2].replicas[1].gradients_ready, 2.25);
+  EXPECT_DOUBLE_EQ(r.timelines[2].replicas[1].started, 0.012);  // to the microsecond
+  ASSERT_EQ(r.timelines[2].idle.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.timelines[2].idle[0].begin, -180.25);
+  EXPECT_DOUBLE_EQ(r.steps[2].pace_seconds, 0.5);
+  // list_runs leaves them unread (it reads every run of a folder).
+  EXPECT_TRUE(list_runs(dir.str()).at(0).timelines.empty());
+
+  // A kill cut the last line; a resume from step 1 trains steps 2 and 3 again.
+  append(run + "/timeline.jsonl", "{\"step\":4,\"replicas\":[[0,0,16,0,0.");
+  RunRecord cut = read_run(run);
+  EXPECT_EQ(cut.timelines.size(), 3u);
+  ASSERT_EQ(cut.warnings.size(), 1u);
+  EXPECT_NE(cut.warnings[0].find("timeline.jsonl"), std::string::npos) << cut.warnings[0];
+  {
+    auto w = RunWriter::resume(run, 1);
+    w->on_step(step_with_timeline(2, 2, 0.125));
+    w->on_finished(RunFinished{});
+  }
+  RunRecord resumed = read_run(run);
+  ASSERT_EQ(resumed.timelines.size(), 2u);  // steps 1 and 2, the old 2 and 3 dropped
+  EXPECT_EQ(resumed.timelines[1].global_step, 2);
+  EXPECT_DOUBLE_EQ(resumed.steps.back().pace_seconds, 0.125);  // the session before the checkpoint had none
+
+  // A run recorded before timelines: none, and no warning.
+  TempDir old;
+  std::ofstream(old / "run.json") << R"({"status": "finished"})";
+  append(old / "metrics.jsonl", step_line(1, 2.0));
+  const RunRecord o = read_run(old.str());
+  EXPECT_TRUE(o.timelines.empty());
+  EXPECT_TRUE(o.warnings.empty()) << o.warnings[0];
+}

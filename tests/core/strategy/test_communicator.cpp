@@ -9,6 +9,7 @@
 #include "test_helpers.h"
 
 using namespace mirror;
+using mirror::testing::error_of;  // not through another file of a unity batch
 
 namespace {
 // Runs one all-reduce on `world` threads; rank r contributes tensors filled from (r + 1).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -67,9 +68,10 @@ struct ProcessRun {
 
 // `processes` threads of `replicas` CPU replicas each train `steps` steps at global batch `batch`
 // (the same batches as train_trajectory); process `stopper` asks to stop at step `stop_at`
-// (counting from 0; -1: never).
+// (counting from 0; -1: never). Process `late` sleeps `late_ms` before each step.
 std::vector<ProcessRun> run_processes(int processes, int replicas, const OptimizerConfig& opt, int steps,
-                                      int64_t batch, int stopper = -1, int stop_at = -1) {
+                                      int64_t batch, int stopper = -1, int stop_at = -1, int late = -1,
+                                      int late_ms = 0) {
   const auto data = mirror::testing::small_text();
   const auto analysis = analyze(mirror::testing::small_text_model(), input_spec(*data));
   auto meeting = std::make_shared<Meeting>(processes);
@@ -87,6 +89,7 @@ std::vector<ProcessRun> run_processes(int processes, int replicas, const Optimiz
         for (int step = 0; step < steps; ++step) {
           std::vector<int64_t> idx;
           for (int64_t i = 0; i < batch; ++i) idx.push_back((step * batch + i * 7) % data->size(Split::kTrain));
+          if (p == late) std::this_thread::sleep_for(std::chrono::milliseconds(late_ms));
           run.steps.push_back(s.train_step(data->gather(Split::kTrain, idx), p == stopper && step == stop_at));
         }
         s.check_sync();
@@ -188,4 +191,68 @@ TEST(MirroredProcesses, OneProcessHandsItsStopBack) {
   const auto batch = data->slice(Split::kTrain, 0, 8);
   EXPECT_FALSE(s.train_step(batch).stop_asked);
   EXPECT_TRUE(s.train_step(batch, /*stop_asked=*/true).stop_asked);
+}
+
+TEST(MirroredProcesses, TheStepBeforeArrivesAlignedOnEveryProcesssClock) {
+  // 2 processes x 2 replicas; process 1 starts each step 150 ms after process 0, so process 0's
+  // replicas wait for it in the exchange. Every process reports, with step N, the timeline of
+  // step N - 1: all four replicas placed on its own clock by the moments each process left the
+  // exchange.
+  OptimizerConfig opt;
+  opt.name = "sgd";
+  opt.learning_rate = 0.05;
+  constexpr double kLateMs = 150;
+  const auto runs = run_processes(2, 2, opt, 4, 26, -1, -1, /*late=*/1, static_cast<int>(kLateMs));
+  for (int p = 0; p < 2; ++p) {
+    const auto& steps = runs[static_cast<size_t>(p)].steps;
+    EXPECT_TRUE(steps[0].timeline.empty()) << "process " << p << ": no earlier step to report";
+    for (size_t s = 1; s < steps.size(); ++s) {
+      const StepTimeline& t = steps[s].timeline;
+      const std::string where = "process " + std::to_string(p) + ", step " + std::to_string(s);
+      EXPECT_EQ(t.global_step, static_cast<int64_t>(s)) << where;  // the step before, counted from 1
+      ASSERT_EQ(t.replicas.size(), 4u) << where;
+      ASSERT_EQ(t.processes.size(), 2u) << where;
+      EXPECT_EQ(t.processes[static_cast<size_t>(p)].offset_ms, 0) << where;
+      // Process 1 began its step about 150 ms after process 0 (at least that: it slept first).
+      const double offset_1_on_0 = t.processes[1].offset_ms - t.processes[0].offset_ms;
+      EXPECT_GE(offset_1_on_0, kLateMs * 0.9) << where;
+      // Aligned, the processes left the exchange together, and nobody left before everyone entered.
+      EXPECT_NEAR(t.processes[0].exchange_end, t.processes[1].exchange_end, 1e-3) << where;
+      double last_entry = -1e9;
+      for (const auto& m : t.replicas) last_entry = std::max(last_entry, m.gradients_ready);
+      for (const auto& ps : t.processes) {
+        EXPECT_LE(ps.exchange_begin, ps.exchange_end) << where;
+        EXPECT_LE(last_entry, ps.exchange_end + 1.0) << where;  // within 1 ms: the processes' clocks
+      }
+      for (int g = 0; g < 4; ++g) {
+        const ReplicaMarks& m = t.replicas[static_cast<size_t>(g)];
+        EXPECT_EQ(m.replica, g) << where;
+        EXPECT_EQ(m.process, g / 2) << where;
+        EXPECT_EQ(m.shard_size, g < 2 ? 7 : 6) << where;
+        EXPECT_LE(m.started, m.copied) << where;
+        EXPECT_LE(m.copied, m.forward_done) << where;
+        EXPECT_LE(m.forward_done, m.gradients_ready) << where;
+        EXPECT_LE(m.gradients_ready, m.reduced) << where;
+        EXPECT_LE(m.reduced, m.updated) << where;
+        // A replica leaves the all-reduce after its process left the exchange.
+        EXPECT_GE(m.reduced + 1e-3, t.processes[static_cast<size_t>(g / 2)].exchange_end) << where << ", replica " << g;
+        // Its process's first replica entered the exchange after every local replica was ready.
+        EXPECT_LE(m.gradients_ready, t.processes[static_cast<size_t>(g / 2)].exchange_begin + 1e-3) << where;
+      }
+      // The late process's replicas started later on this clock; one of them arrived last, and
+      // the sentence says why from the same numbers.
+      EXPECT_GE(t.replicas[2].started - t.replicas[0].started, kLateMs * 0.9) << where;
+      EXPECT_EQ(t.replicas[static_cast<size_t>(t.last_to_arrive())].process, 1) << where;
+      EXPECT_NE(straggler_sentence(t).find("in another process (rank 1)"), std::string::npos)
+          << where << ": " << straggler_sentence(t);
+      // The same step as the other process saw it: the same gaps between replicas.
+      const StepTimeline& other = runs[static_cast<size_t>(1 - p)].steps[s].timeline;
+      ASSERT_EQ(other.replicas.size(), 4u);
+      EXPECT_NEAR(t.replicas[3].gradients_ready - t.replicas[0].gradients_ready,
+                  other.replicas[3].gradients_ready - other.replicas[0].gradients_ready, 0.01) << where;
+      // Its own replicas are exactly what it measured then (kept from that step).
+      const auto& mine = steps[s - 1].replicas[static_cast<size_t>(2 * p)];
+      EXPECT_DOUBLE_EQ(t.replicas[static_cast<size_t>(2 * p)].compute_ms(), mine.compute_ms) << where;
+    }
+  }
 }

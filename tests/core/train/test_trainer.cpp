@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "mirror/data/registry.h"
 #include "mirror/data/synthetic.h"
@@ -198,6 +199,69 @@ TEST(Trainer, ADemoPaceSpacesTheStepsButChangesNoNumber) {
   // The waits are not training time: of the >= 1.1 s, steps of blobs take a small part even on a
   // loaded machine (a fixed margin, not a ratio: under load the steps may take a while).
   EXPECT_LT(paced.train_seconds, paced.wall - 0.5);
+}
+
+TEST(Trainer, PaceWaitsPausesAndValidationsAreIdleSpansOfTheNextStepAndNotTraining) {
+  // 2 replicas, a pace of 5 steps a second, a pause of at least 150 ms after step 3, and epochs
+  // of 2 steps (so steps 3 and 5 follow a validation).
+  class Pauser : public Recorder {
+   public:
+    void on_step(const StepMetrics& e) override {
+      Recorder::on_step(e);
+      if (e.global_step == 3) control->pause = true;
+    }
+    void on_hold() override {
+      std::this_thread::sleep_for(std::chrono::milliseconds(150));
+      control->pause = false;
+    }
+  };
+  TrainConfig c = blobs_config(2);
+  c.max_steps = 5;
+  c.batch_size = 300;
+  const auto data = blobs();
+  const int64_t steps_per_epoch = (data->size(Split::kTrain) + 299) / 300;
+  ASSERT_LE(steps_per_epoch, 2);
+  Trainer t(c, data);
+  Pauser rec;
+  TrainControl control;
+  control.pace = 5;
+  rec.control = &control;
+  const auto fin = t.run(rec, control);
+  ASSERT_EQ(fin.status, RunStatus::kFinished) << fin.message;
+  ASSERT_EQ(rec.steps.size(), 5u);
+  double step_seconds = 0;
+  for (const auto& m : rec.steps) {
+    const StepTimeline& tl = m.timeline;
+    ASSERT_EQ(tl.replicas.size(), 2u) << "step " << m.global_step;
+    EXPECT_EQ(tl.global_step, m.global_step);  // one process: the step itself
+    for (const auto& s : tl.idle) {
+      EXPECT_LT(s.begin, s.end);
+      EXPECT_LE(s.end, 0) << idle_kind_name(s.kind) << " before step " << m.global_step;  // before the step
+      for (const auto& r : tl.replicas) EXPECT_GE(r.started, s.end);  // never compute or all-reduce
+    }
+    auto idle_ms = [&](IdleKind kind) {
+      double ms = 0;
+      for (const auto& s : tl.idle) ms += s.kind == kind ? s.end - s.begin : 0;
+      return ms;
+    };
+    // The pause came before step 4, and lasted at least the 150 ms the sink slept.
+    if (m.global_step == 4) EXPECT_GE(idle_ms(IdleKind::kPause), 150) << "step 4";
+    else EXPECT_EQ(idle_ms(IdleKind::kPause), 0) << "step " << m.global_step;
+    EXPECT_EQ(idle_ms(IdleKind::kEvaluation) > 0, m.global_step > 1 && (m.global_step - 1) % steps_per_epoch == 0)
+        << "step " << m.global_step;
+    EXPECT_EQ(m.pause_seconds >= 0.15, m.global_step >= 4) << "step " << m.global_step;
+    // Throughput is the step's samples over its training time; the waits are left out of it.
+    step_seconds += m.step_seconds;
+    EXPECT_NEAR(m.train_seconds, step_seconds, 1e-9);
+    EXPECT_DOUBLE_EQ(m.samples_per_sec, static_cast<double>(m.samples) / m.step_seconds);
+    EXPECT_LE(m.train_seconds + m.pace_seconds + m.pause_seconds, m.wall_seconds) << "step " << m.global_step;
+  }
+  // The pace waited before some step (each is due 200 ms after the one before), and the waits add up.
+  double pace_ms = 0;
+  for (const auto& m : rec.steps)
+    for (const auto& s : m.timeline.idle) pace_ms += s.kind == IdleKind::kPace ? s.end - s.begin : 0;
+  EXPECT_GT(pace_ms, 0);
+  EXPECT_NEAR(rec.steps.back().pace_seconds, pace_ms / 1000.0, 1e-3);
 }
 
 TEST(Trainer, EachStepNamesTheFirstExamplesOfEveryReplicasShard) {

@@ -34,6 +34,10 @@ struct RunRecord {
   RunMeta meta;
   std::vector<StepMetrics> steps;   // resumed runs de-duplicated by step; no per-replica timings
   std::vector<EpochMetrics> epochs;
+  // timeline.jsonl: each step on one clock, in step order, resumed runs de-duplicated by step (a
+  // run of several processes has none for its first step). Empty when the run recorded none or
+  // the reader was asked not to read them (list_runs); at most kMaxTimelinesKept, the latest.
+  std::vector<StepTimeline> timelines;
   double best_val_accuracy = -1;  // -1: no validation recorded
   double duration_seconds = 0;
   std::vector<std::string> warnings;  // lines skipped, files missing: what was not read and why
@@ -64,8 +68,9 @@ int recorded_processes(const nlohmann::json& run);
 // when they changed. Works on a finished run as well as on one another process is writing.
 class RunFollower {
  public:
-  // Throws DataError when run.json is missing or not valid JSON.
-  explicit RunFollower(std::string dir);
+  // Throws DataError when run.json is missing or not valid JSON. `timelines`: also follow
+  // timeline.jsonl into the record's timelines.
+  explicit RunFollower(std::string dir, bool timelines = true);
   // Reads what is new; true when anything changed. Never throws: a run.json that turned
   // unreadable keeps the last good one and adds a warning.
   bool poll();
@@ -76,6 +81,7 @@ class RunFollower {
  private:
   void read_run_json();
   void apply_line(const std::string& line);
+  void apply_timeline_line(const std::string& line);
   void derive();
   // Reads metrics.jsonl from offset_ to `size`, applying each complete line.
   void read_lines(std::ifstream& metrics, std::uintmax_t size);
@@ -91,7 +97,18 @@ class RunFollower {
   double final_seconds_ = 0;
   double wall_offset_ = 0;  // wall time recorded before the latest resume
   bool have_metrics_ = false;
+  // timeline.jsonl, read like metrics.jsonl
+  bool follow_timelines_ = true;
+  std::uintmax_t timeline_offset_ = 0;
+  std::string timeline_pending_;
+  bool timeline_dropping_ = false;
+  int64_t timeline_skipped_ = 0;
+  int64_t timelines_dropped_ = 0;  // the earliest, beyond kMaxTimelinesKept
+  double pace_offset_ = 0, pause_offset_ = 0;  // pace and pause seconds recorded before the latest resume
 };
+
+// The most step timelines a record keeps (the latest): about 20 MB of 4 replicas' timelines.
+inline constexpr size_t kMaxTimelinesKept = 50000;
 
 inline constexpr int kStalledAfterMinutes = 15;
 
@@ -102,10 +119,11 @@ bool written_by_live_process(const nlohmann::json& run);
 // Reads a run directory completely. A malformed line of metrics.jsonl (a write cut by a kill) is
 // skipped with a warning; everything intact is kept. Throws DataError only when run.json is
 // missing or unreadable.
-RunRecord read_run(const std::string& dir);
+RunRecord read_run(const std::string& dir, bool timelines = true);
 
 // Every run directory directly under `root` (those holding a run.json), newest first by name.
-// Unreadable runs are listed with their warnings rather than dropped.
+// Unreadable runs are listed with their warnings rather than dropped. Their timelines are not
+// read (read_run reads one run's).
 std::vector<RunRecord> list_runs(const std::string& root);
 
 // meta.json of a run; empty when there is none. A malformed one reads as empty (`warning` says why).

@@ -1,6 +1,7 @@
 #pragma once
-// Records a run in its directory: run.json (config, devices, status) and metrics.jsonl (one JSON
-// object per event). run.json is replaced atomically (temp file + rename); metrics.jsonl is
+// Records a run in its directory: run.json (config, devices, status), metrics.jsonl (one JSON
+// object per event) and timeline.jsonl (each step on one clock, events_json.h's compact form; a
+// line of about 60 bytes per replica). run.json is replaced atomically (temp file + rename); metrics.jsonl is
 // append-only and flushed at every epoch, at the end, and at least once a second in between so
 // that a reader following the run live sees its steps.
 
@@ -66,6 +67,7 @@ class RunWriter : public EventSink {
   nlohmann::json run_;
   std::ofstream metrics_;
   std::ofstream evaluations_;  // opened at the first evaluation
+  std::ofstream timeline_;     // opened at the first step with a timeline
   std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
   // Step and epoch lines carry "wall": seconds since this writer started (a reader adds the
   // time recorded before a resume).
@@ -75,6 +77,11 @@ class RunWriter : public EventSink {
   // (device, inode) of the run folder and of metrics.jsonl when they were opened.
   std::pair<uint64_t, uint64_t> folder_id_{}, metrics_id_{};
 };
+
+// The run directory's file of step timelines: one line per step, to_json(StepTimeline) (a run of
+// several processes starts at its second step: each line describes the step before the one that
+// carried it). Flushed with metrics.jsonl.
+inline constexpr const char* kTimelineFile = "timeline.jsonl";
 
 // This machine's host name, as run.json records it.
 std::string host_name();

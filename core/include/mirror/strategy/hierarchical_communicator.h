@@ -4,7 +4,9 @@
 // e.g. c10d), then hand the result to every local replica. W processes x M replicas then sum
 // over all W*M replicas, and every rank of every process holds bit-identical results.
 
+#include <chrono>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "mirror/strategy/barrier.h"
@@ -27,6 +29,11 @@ class HierarchicalCommunicator : public Communicator {
   void reset() override;
   int world_size() const override { return local_->world_size(); }
   std::string name() const override;
+  // When local rank 0 last entered and left the cross-process exchange (steady_clock). Read it
+  // between collectives (after the replicas' threads have returned).
+  std::pair<std::chrono::steady_clock::time_point, std::chrono::steady_clock::time_point> last_exchange() const {
+    return {exchange_begin_, exchange_end_};
+  }
 
  private:
   std::unique_ptr<Communicator> local_;
@@ -34,6 +41,7 @@ class HierarchicalCommunicator : public Communicator {
   const int process_rank_;
   AbortableBarrier barrier_;
   std::vector<torch::Tensor>* root_ = nullptr;  // local rank 0's tensors; read between the barriers
+  std::chrono::steady_clock::time_point exchange_begin_{}, exchange_end_{};  // written by local rank 0
 };
 
 }  // namespace mirror

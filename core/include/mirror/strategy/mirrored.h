@@ -3,6 +3,7 @@
 // replicate the model, shard the global batch, per-replica forward/backward, all-reduce the
 // gradients, identical update on every replica's own copy.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,6 +30,7 @@ struct StrategyState {
   int64_t steps = 0;
 };
 
+class HierarchicalCommunicator;
 class ReplicaPool;
 class ShardPlan;
 class WorkerGroup;
@@ -74,6 +76,7 @@ class MirroredStrategy {
   int num_replicas() const;  // in this process
   int total_replicas() const { return num_replicas() * processes_; }
   int processes() const { return processes_; }
+  int process_rank() const { return process_; }  // this process among them
   const std::vector<LogicalDevice>& devices() const { return devices_; }
   const CommunicatorChoice& communicator() const { return choice_; }
   int intra_op_threads() const { return threads_per_replica_; }
@@ -106,9 +109,12 @@ class MirroredStrategy {
   // Replica `r`'s part of a step, on its own thread and stream.
   void replica_step(Replica& rep, const Batch& batch, const ShardPlan& plan, int r, bool train, double inv_global,
                     int top_k);
-  // Several processes, training: the step's sums, every replica's timing and the stop from the
-  // record that travelled with the gradients (see StepRecord in strategy/step_record.h).
-  void read_record(StepResult& total, const ShardPlan& plan) const;
+  // Several processes, training: the step's sums, every replica's timing, the stop and the
+  // previous step's timeline from the record that travelled with the gradients (see StepRecord
+  // in strategy/step_record.h).
+  void read_record(StepResult& total, const ShardPlan& plan);
+  // Marks a step timeline as run over --link's simulated link, with the modelled all-reduce time.
+  void mark_simulated_link(StepTimeline& timeline) const;
   // Several processes, evaluation: adds the other processes' sums and top predictions to ours.
   void gather_evaluation(StepResult& total);
 
@@ -127,6 +133,14 @@ class MirroredStrategy {
   int first_replica_ = 0;  // this process's first replica among all processes' replicas
   bool stop_asked_ = false;  // of the step in progress
   std::unique_ptr<Communicator> communicator_;
+  HierarchicalCommunicator* hierarchical_ = nullptr;  // communicator_ when several processes: their exchange
+  // The step's clock: when this process began the step in progress (its replicas' marks count from it).
+  std::chrono::steady_clock::time_point step_start_{};
+  // Several processes: the previous training step of this session, whose timeline the next step
+  // reports (the other processes' marks travel with the next step's gradients).
+  bool has_previous_step_ = false;
+  ProcessSpans previous_process_;  // this process's spans then
+  int64_t previous_global_ = 0;    // its global batch
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::unique_ptr<ReplicaPool> pool_;  // last: its threads use the replicas
 };

@@ -3,7 +3,10 @@
 // threads per replica. Plain values, no torch.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "mirror/strategy/link_model.h"
 
 namespace mirror {
 
@@ -20,6 +23,11 @@ struct MirroredOptions {
   // Teaching and tests only ("Broken sync" lesson): after this training step, nudge one parameter
   // of the last replica once, so the next sync check catches the copies drifting apart. 0: never.
   int64_t perturb_replica_at_step = 0;
+  // The classroom what-if (`train --link`): after each real all-reduce, every replica waits for the
+  // time the ring formula gives for the gradient bytes over this link and all replicas of the run,
+  // so a run on logical devices behaves as if its replicas were that far apart. Recorded with the
+  // run and labelled simulated (link->simulated is true). nullopt: no delay.
+  std::optional<LinkSpec> link;
 };
 
 }  // namespace mirror

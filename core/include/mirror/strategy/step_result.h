@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "mirror/strategy/step_timeline.h"
+
 namespace mirror {
 
 // Where one replica's step time went, in milliseconds. In a run of several processes, another
@@ -60,6 +62,8 @@ struct StepResult {
   // order over all processes; all equal, or the check would have failed.
   std::vector<uint64_t> checksums;
   TopPredictions top;         // evaluation only: every example's top predictions
+  // Training: the step on one clock (step_timeline.h). Several processes: of the previous step.
+  StepTimeline timeline;
 };
 
 }  // namespace mirror

@@ -52,6 +52,13 @@ struct StepMetrics {
   std::vector<uint64_t> checksums;  // then: each replica's parameter checksum; empty when read back
   double compute_ms = 0, allreduce_ms = 0, update_ms = 0;  // means over the replicas
   std::vector<ReplicaTiming> replicas;  // each replica's timing; empty when read back
+  // Not training, over the run so far (this session live, all sessions read back): waiting for the
+  // demo pace, and paused. Throughput and ETA leave them out.
+  double pace_seconds = 0;
+  double pause_seconds = 0;
+  // The step on one clock (step_timeline.h): live, in --json and in timeline.jsonl; several
+  // processes: of the previous step (timeline.global_step). Empty when not recorded.
+  StepTimeline timeline;
   // Live only: the training-set indices of the first few examples (kShardExamplesShown) of each
   // replica's shard, in replica order, so a view can show what each replica worked on; empty
   // when read back.

@@ -12,5 +12,9 @@ nlohmann::json to_json(const RunStarted& e);    // {"type": "started", ...}
 nlohmann::json to_json(const StepMetrics& e);   // {"type": "step", ...}
 nlohmann::json to_json(const EpochMetrics& e);  // {"type": "epoch", ...}
 nlohmann::json to_json(const RunFinished& e);   // {"type": "final", ...}
+// A step's timeline, compact (the form of timeline.jsonl and of --json step events' "timeline"),
+// and back; throws ConfigError naming the field when `j` is not one.
+nlohmann::json to_json(const StepTimeline& t);
+StepTimeline timeline_from_json(const nlohmann::json& j);
 
 }  // namespace mirror

@@ -1,0 +1,373 @@
+#include "mirror/runs/predict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "mirror/runs/run_reader.h"
+#include "mirror/strategy/step_timeline.h"
+#include "mirror/util/error.h"
+
+namespace mirror {
+namespace predict_impl {
+namespace {
+
+constexpr int kMaxDevices = 65536;
+constexpr double kUnmeasurableBandwidth = 1e15;  // an all-reduce too fast to time: bytes/s
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return (lower + upper) / 2;
+}
+
+// The ring formula's two terms per unit α and per unit β: T = a·α + b·β.
+std::pair<double, double> ring_terms(const AllReducePoint& p) {
+  const double steps = 2.0 * (p.replicas - 1);
+  return {steps, steps / p.replicas * p.bytes};
+}
+
+std::string ms(double seconds) { return fmt::format("{:.3g} ms", seconds * 1e3); }
+
+// What one timeline says, in seconds.
+struct StepSample {
+  double compute_per_example = 0;
+  double transfer = 0;
+  double update = 0;
+  double overhead = 0;
+  int replicas = 0;
+  int64_t largest_shard = 0;
+  int64_t global_batch = 0;
+  bool simulated = false;
+};
+
+std::optional<StepSample> sample_of(const StepTimeline& t) {
+  if (t.replicas.empty()) return std::nullopt;
+  StepSample s;
+  s.replicas = static_cast<int>(t.replicas.size());
+  std::vector<double> per_example, updates;
+  const ReplicaMarks* last = &t.replicas.front();
+  double begin = 0, end = 0;
+  for (const ReplicaMarks& r : t.replicas) {
+    if (r.shard_size > 0) per_example.push_back((r.gradients_ready - r.copied) / r.shard_size);
+    updates.push_back(r.updated - r.reduced);
+    if (r.gradients_ready > last->gradients_ready) last = &r;
+    s.largest_shard = std::max(s.largest_shard, r.shard_size);
+    s.global_batch += r.shard_size;
+    begin = std::min(begin, r.started);
+    end = std::max(end, r.updated);
+  }
+  end = std::max(end, t.end_ms());  // the processes' step ends, on this clock
+  if (per_example.empty()) return std::nullopt;
+  double sum = 0;
+  for (double v : per_example) sum += v;
+  s.compute_per_example = sum / per_example.size() / 1e3;
+  s.transfer = std::max(0.0, last->reduced - last->gradients_ready) / 1e3;
+  sum = 0;
+  for (double v : updates) sum += v;
+  s.update = std::max(0.0, sum / updates.size()) / 1e3;
+  const double last_compute = std::max(0.0, last->gradients_ready - last->copied) / 1e3;
+  s.overhead = std::max(0.0, (end - begin) / 1e3 - last_compute - s.transfer - s.update);
+  s.simulated = t.simulated_link;
+  return s;
+}
+
+struct Source {
+  const std::vector<StepTimeline>* timelines;
+  double gradient_bytes;
+};
+
+FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<LinkSpec>& fallback) {
+  FittedModel model;
+  std::vector<double> per_example, update, overhead;
+  std::map<std::pair<int, double>, std::vector<double>> transfers;
+  std::map<std::pair<int64_t, int64_t>, int> batches;  // (largest shard, global) -> timelines
+  std::map<int, int> replica_counts;
+  bool simulated = false;
+  for (const Source& src : sources) {
+    if (!(src.gradient_bytes > 0)) throw DataError("the what-if needs the gradient size: no parameter count");
+    if (model.gradient_bytes > 0 && model.gradient_bytes != src.gradient_bytes)
+      throw DataError(fmt::format("the runs train models of different sizes ({:g} and {:g} gradient bytes)",
+                                  model.gradient_bytes, src.gradient_bytes));
+    model.gradient_bytes = src.gradient_bytes;
+    for (const StepTimeline& t : *src.timelines) {
+      auto s = sample_of(t);
+      if (!s) continue;
+      ++model.steps_used;
+      per_example.push_back(s->compute_per_example);
+      update.push_back(s->update);
+      overhead.push_back(s->overhead);
+      if (s->replicas >= 2) transfers[{s->replicas, src.gradient_bytes}].push_back(s->transfer);
+      ++batches[{s->largest_shard, s->global_batch}];
+      ++replica_counts[s->replicas];
+      simulated = simulated || s->simulated;
+    }
+  }
+  if (model.steps_used == 0)
+    throw DataError("the what-if needs a step timeline with replicas; none was recorded");
+  model.compute_per_example_s = median(per_example);
+  model.update_s = median(update);
+  model.overhead_s = median(overhead);
+  // The configuration seen most often is "as measured" (a last, shorter batch of an epoch is not).
+  auto common = std::max_element(batches.begin(), batches.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+  model.per_replica_batch = common->first.first;
+  model.global_batch = common->first.second;
+  model.measured_replicas = std::max_element(replica_counts.begin(), replica_counts.end(),
+                                             [](const auto& a, const auto& b) { return a.second < b.second; })
+                                ->first;
+  for (const auto& [key, seconds] : transfers)
+    model.allreduce_points.push_back({key.first, key.second, median(seconds)});
+  std::string note;
+  if (auto link = fit_link(model.allreduce_points, fallback, &note)) {
+    model.measured_link = *link;
+    model.measured_link_fitted = !model.allreduce_points.empty();
+  }
+  if (!note.empty()) model.notes.push_back(note);
+  if (simulated)
+    model.notes.push_back("the run's all-reduce was delayed by a simulated link, so the measured link is that one");
+  return model;
+}
+
+// The link a run simulated (`train --link`), from run.json's config; nullopt when none.
+std::optional<LinkSpec> simulated_link_of(const RunRecord& run) {
+  const auto config = run.run.find("config");
+  if (config == run.run.end() || !config->is_object()) return std::nullopt;
+  const auto link = config->find("simulated_link");
+  if (link == config->end() || !link->is_object()) return std::nullopt;
+  LinkSpec spec;
+  spec.name = link->value("name", "simulated");
+  const auto latency = link->find("latency_s");
+  const auto bandwidth = link->find("bandwidth_bytes_per_s");
+  if (latency == link->end() || bandwidth == link->end() || !latency->is_number() || !bandwidth->is_number())
+    return std::nullopt;
+  spec.latency_s = latency->get<double>();
+  spec.bandwidth_bytes_per_s = bandwidth->get<double>();
+  spec.simulated = true;
+  return spec;
+}
+
+double gradient_bytes_of(const RunRecord& run) {
+  auto it = run.run.find("parameters");
+  if (it == run.run.end() || !it->is_number())
+    throw DataError(fmt::format("run '{}' recorded no parameter count (run.json \"parameters\")", run.name));
+  return 4.0 * it->get<double>();  // float32 gradients
+}
+
+}  // namespace
+}  // namespace predict_impl
+
+
+std::optional<LinkSpec> fit_link(const std::vector<AllReducePoint>& points,
+                                 const std::optional<LinkSpec>& fallback, std::string* note) {
+  std::vector<AllReducePoint> usable;
+  for (const AllReducePoint& p : points)
+    if (p.replicas >= 2 && p.bytes > 0 && p.seconds >= 0) usable.push_back(p);
+  auto say = [&](std::string text) {
+    if (note) *note = std::move(text);
+  };
+  if (usable.empty()) {
+    if (!fallback) {
+      say("no all-reduce measured (one replica): name a link to predict over");
+      return std::nullopt;
+    }
+    say(fmt::format("no all-reduce measured (one replica): the link is {}", fallback->describe()));
+    return fallback;
+  }
+  LinkSpec link;
+  // This machine's own link, or (a run trained over `--link`) this machine plus the simulated delay.
+  link.name = fallback && fallback->simulated ? "measured-with-simulated-link" : "loopback";
+  link.from_run = true;
+  double alpha = 0, beta = 0;
+  // Least squares of T = a·α + b·β over the points (normal equations of the 2x2 system).
+  double saa = 0, sab = 0, sbb = 0, sat = 0, sbt = 0;
+  for (const AllReducePoint& p : usable) {
+    auto [a, b] = predict_impl::ring_terms(p);
+    saa += a * a; sab += a * b; sbb += b * b; sat += a * p.seconds; sbt += b * p.seconds;
+  }
+  const double det = saa * sbb - sab * sab;
+  const bool two_unknowns = usable.size() >= 2 && std::abs(det) > 1e-12 * saa * sbb;
+  if (two_unknowns) {
+    alpha = (sat * sbb - sbt * sab) / det;
+    beta = (saa * sbt - sab * sat) / det;
+    say(fmt::format("all-reduce α and β fitted on the ring formula from {} measured points", usable.size()));
+  }
+  if (!two_unknowns || alpha < 0 || beta <= 0) {
+    // One equation (or a fit outside the physical range): α from the fallback, β from the rest.
+    alpha = fallback ? fallback->latency_s : 0;
+    double rest = 0;
+    for (const AllReducePoint& p : usable) {
+      auto [a, b] = predict_impl::ring_terms(p);
+      rest += b * std::max(0.0, p.seconds - a * alpha);
+    }
+    beta = rest / sbb;
+    say(fmt::format("all-reduce measured at one replica count only ({}): α taken as {} ({}), β fitted to "
+                    "the time measured", usable.front().replicas, alpha == 0 ? "0" : predict_impl::ms(alpha),
+                    fallback ? fallback->name : "no link given"));
+  }
+  link.latency_s = alpha;
+  link.bandwidth_bytes_per_s = beta > 0 ? 1.0 / beta : predict_impl::kUnmeasurableBandwidth;
+  link.source = "fitted from the run's all-reduce times";
+  return link;
+}
+
+FittedModel fit_model(const std::vector<StepTimeline>& timelines, double gradient_bytes,
+                      const std::optional<LinkSpec>& fallback_link) {
+  return predict_impl::fit_sources({{&timelines, gradient_bytes}}, fallback_link);
+}
+
+FittedModel fit_model(const RunRecord& run, const std::optional<LinkSpec>& fallback_link) {
+  const std::vector<StepTimeline>& timelines = run.timelines;
+  if (timelines.empty())
+    throw DataError(fmt::format("run '{}' recorded no step timeline (timeline.jsonl): it cannot be fitted",
+                                run.name));
+  // A run over a simulated link: its α is known, which a single replica count cannot fit.
+  const std::optional<LinkSpec> fallback = fallback_link ? fallback_link : predict_impl::simulated_link_of(run);
+  return predict_impl::fit_sources({{&timelines, predict_impl::gradient_bytes_of(run)}}, fallback);
+}
+
+FittedModel fit_model(const std::vector<RunRecord>& runs, const std::optional<LinkSpec>& fallback_link) {
+  std::vector<predict_impl::Source> sources;
+  for (const RunRecord& run : runs)
+    if (const auto& timelines = run.timelines; !timelines.empty())
+      sources.push_back({&timelines, predict_impl::gradient_bytes_of(run)});
+  if (sources.empty()) throw DataError("none of the runs recorded a step timeline: nothing to fit");
+  return predict_impl::fit_sources(sources, fallback_link);
+}
+
+const char* scaling_name(Scaling s) { return s == Scaling::kWeak ? "weak" : "strong"; }
+
+Scaling parse_scaling(const std::string& name) {
+  if (name == "weak") return Scaling::kWeak;
+  if (name == "strong") return Scaling::kStrong;
+  throw ConfigError(fmt::format("--scaling '{}': expected weak (fixed per-replica batch) or strong "
+                                "(fixed global batch)", name));
+}
+
+std::vector<int> default_device_counts() {
+  std::vector<int> counts;
+  for (int n = 1; n <= 512; n *= 2) counts.push_back(n);
+  return counts;
+}
+
+std::vector<int> parse_device_counts(const std::string& text) {
+  auto number = [&](const std::string& s) {
+    size_t used = 0;
+    long value = 0;
+    try {
+      value = std::stol(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != s.size())
+      throw ConfigError(fmt::format("--devices '{}': '{}' is not a whole number "
+                                    "(e.g. 1,2,4,8 or 1-8 or 1..512)", text, s));
+    if (value < 1 || value > predict_impl::kMaxDevices)
+      throw ConfigError(
+          fmt::format("--devices '{}': {} is outside 1 to {}", text, value, predict_impl::kMaxDevices));
+    return static_cast<int>(value);
+  };
+  std::vector<int> counts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? text.size() + 1 : comma + 1;
+    item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
+    if (item.empty()) throw ConfigError(fmt::format("--devices '{}': an empty item", text));
+    if (size_t dots = item.find(".."); dots != std::string::npos) {
+      int from = number(item.substr(0, dots)), to = number(item.substr(dots + 2));
+      if (from > to) throw ConfigError(fmt::format("--devices '{}': {} runs backwards", text, item));
+      for (long n = from; n <= to; n *= 2) counts.push_back(static_cast<int>(n));
+    } else if (size_t dash = item.find('-'); dash != std::string::npos && dash > 0) {
+      int from = number(item.substr(0, dash)), to = number(item.substr(dash + 1));
+      if (from > to) throw ConfigError(fmt::format("--devices '{}': {} runs backwards", text, item));
+      if (to - from > 4096) throw ConfigError(fmt::format("--devices '{}': {} lists too many counts", text, item));
+      for (int n = from; n <= to; ++n) counts.push_back(n);
+    } else {
+      counts.push_back(number(item));
+    }
+  }
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+namespace predict_impl {
+
+PredictedPoint point_at(const FittedModel& m, const CommModel& comm, Scaling scaling, int n) {
+  PredictedPoint p;
+  p.devices = n;
+  if (scaling == Scaling::kWeak) {
+    p.per_replica_batch = m.per_replica_batch;
+    p.global_batch = m.per_replica_batch * n;
+  } else {
+    p.global_batch = m.global_batch;
+    p.per_replica_batch = std::max<int64_t>(1, (m.global_batch + n - 1) / n);  // the largest shard
+  }
+  p.compute_s = m.compute_per_example_s * static_cast<double>(p.per_replica_batch);
+  p.comm_s = allreduce_seconds(comm, n, m.gradient_bytes);
+  p.update_s = m.update_s;
+  p.overhead_s = m.overhead_s;
+  p.step_s = p.overhead_s + p.compute_s + p.comm_s + p.update_s;
+  p.samples_per_s = p.step_s > 0 ? static_cast<double>(p.global_batch) / p.step_s : 0;
+  return p;
+}
+
+}  // namespace predict_impl
+
+Prediction predict(const FittedModel& model, const PredictOptions& options) {
+  if (options.devices.empty()) throw ConfigError("--devices: no device count to predict");
+  if (options.devices_per_node < 1)
+    throw ConfigError(fmt::format("devices per node {} must be at least 1", options.devices_per_node));
+  Prediction out;
+  out.model = model;
+  out.scaling = options.scaling;
+  out.comm.algorithm = options.algorithm;
+  out.comm.devices_per_node = options.devices_per_node;
+  if (options.intra_node_link) out.comm.intra_node_link = *options.intra_node_link;
+  if (options.link && !options.link->from_run) {
+    out.comm.link = *options.link;
+  } else if (model.measured_link.bandwidth_bytes_per_s > 0) {
+    out.comm.link = model.measured_link;
+  } else {
+    throw ConfigError("the run measured no all-reduce (it trained on one replica), so there is no link "
+                      "of this machine to predict over: name one with --link (e.g. --link 10gbe)");
+  }
+  const PredictedPoint one = predict_impl::point_at(model, out.comm, options.scaling, 1);
+  for (int n : options.devices) {
+    if (n < 1) throw ConfigError(fmt::format("--devices: {} is not a device count", n));
+    PredictedPoint p = n == 1 ? one : predict_impl::point_at(model, out.comm, options.scaling, n);
+    p.speedup = one.samples_per_s > 0 ? p.samples_per_s / one.samples_per_s : 0;
+    p.efficiency = p.speedup / n;
+    if (out.communication_bound_from == 0 && p.communication_bound()) out.communication_bound_from = n;
+    out.points.push_back(p);
+  }
+  return out;
+}
+
+std::string Prediction::bound_sentence() const {
+  if (points.empty()) return "";
+  const std::string over = fmt::format("over {} ({})", comm.link.name, algorithm_name(comm.algorithm));
+  if (communication_bound_from > 0) {
+    const PredictedPoint& p =
+        *std::find_if(points.begin(), points.end(),
+                      [&](const PredictedPoint& q) { return q.devices == communication_bound_from; });
+    return fmt::format("Communication-bound from {} device{}: the all-reduce {} takes {} against {} of compute.",
+                       p.devices, p.devices == 1 ? "" : "s", over, predict_impl::ms(p.comm_s),
+                       predict_impl::ms(p.compute_s));
+  }
+  const PredictedPoint& p = points.back();
+  return fmt::format("Compute-bound up to {} device{}: at {} the all-reduce {} takes {} against {} of compute.",
+                     p.devices, p.devices == 1 ? "" : "s", p.devices, over, predict_impl::ms(p.comm_s),
+                     predict_impl::ms(p.compute_s));
+}
+
+}  // namespace mirror

@@ -1,0 +1,218 @@
+// The what-if: a model fitted to hand-made step timelines, and its prediction for more devices.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "mirror/runs/predict.h"
+#include "mirror/runs/run_reader.h"
+#include "mirror/strategy/step_timeline.h"
+#include "mirror/util/error.h"
+#include "test_helpers.h"
+
+using namespace mirror;
+using mirror::testing::error_of;
+
+namespace {
+
+// What the hand-made steps are built from, in milliseconds.
+struct Truth {
+  int replicas = 4;
+  int64_t shard = 8;
+  double copy_ms = 0.2;
+  double per_example_ms = 0.5;
+  double transfer_ms = 1.5;  // the last replica's time inside the all-reduce
+  double update_ms = 0.3;
+  double tail_ms = 0.4;      // after the last update: results read back
+  double late_ms = 0.7;      // replica 0 starts this late (a straggler): the others wait
+};
+
+StepTimeline make_step(const Truth& t, int64_t step) {
+  StepTimeline tl;
+  tl.global_step = step;
+  for (int r = 0; r < t.replicas; ++r) {
+    ReplicaMarks m;
+    m.replica = r;
+    m.shard_size = t.shard;
+    m.started = r == 0 ? t.late_ms : 0.05 * r;
+    m.copied = m.started + t.copy_ms;
+    m.forward_done = m.copied + t.per_example_ms * t.shard / 3;
+    m.gradients_ready = m.copied + t.per_example_ms * t.shard;
+    tl.replicas.push_back(m);
+  }
+  double last = 0;
+  for (const ReplicaMarks& m : tl.replicas) last = std::max(last, m.gradients_ready);
+  for (ReplicaMarks& m : tl.replicas) {
+    m.reduced = last + t.transfer_ms;  // everyone leaves together
+    m.updated = m.reduced + t.update_ms;
+  }
+  ProcessSpans p;
+  p.step_end = tl.replicas[0].updated + t.tail_ms;
+  tl.processes.push_back(p);
+  return tl;
+}
+
+std::vector<StepTimeline> steps(const Truth& t, int count = 5) {
+  std::vector<StepTimeline> out;
+  for (int i = 1; i <= count; ++i) out.push_back(make_step(t, i));
+  return out;
+}
+
+}  // namespace
+
+TEST(Predict, FitRecoversComputeUpdateTransferAndOverheadFromTimelines) {
+  Truth t;
+  std::vector<StepTimeline> tls = steps(t);
+  // A slow first step does not move the medians.
+  for (ReplicaMarks& m : tls[0].replicas) m.updated += 50;
+  const FittedModel m = fit_model(tls, 4.0e6);
+  EXPECT_NEAR(m.compute_per_example_s, 0.5e-3, 1e-9);
+  EXPECT_NEAR(m.update_s, 0.3e-3, 1e-9);
+  EXPECT_EQ(m.allreduce_points.size(), 1u);
+  EXPECT_NEAR(m.allreduce_points[0].seconds, 1.5e-3, 1e-9);  // not the others' wait for replica 0
+  // Overhead: the straggler's late start and copy, and the tail: 0.7 + 0.2 + 0.4 ms.
+  EXPECT_NEAR(m.overhead_s, 1.3e-3, 1e-9);
+  EXPECT_EQ(m.per_replica_batch, 8);
+  EXPECT_EQ(m.global_batch, 32);
+  EXPECT_EQ(m.measured_replicas, 4);
+  EXPECT_EQ(m.steps_used, 5);
+  // One replica count: α is 0 without a fallback, β explains the whole transfer.
+  ASSERT_TRUE(m.measured_link_fitted);
+  EXPECT_NEAR(ring_allreduce_seconds(m.measured_link, 4, 4.0e6), 1.5e-3, 1e-9);
+  EXPECT_FALSE(m.notes.empty());
+}
+
+TEST(Predict, FitRecoversAlphaAndBetaFromSeveralReplicaCounts) {
+  const LinkSpec truth = parse_link("latency=20us,bandwidth=2GB");
+  std::vector<AllReducePoint> points;
+  for (int n : {2, 3, 4, 8}) points.push_back({n, 4e6, ring_allreduce_seconds(truth, n, 4e6)});
+  std::string note;
+  auto fitted = fit_link(points, std::nullopt, &note);
+  ASSERT_TRUE(fitted);
+  EXPECT_NEAR(fitted->latency_s, 20e-6, 1e-9);
+  EXPECT_NEAR(fitted->bandwidth_bytes_per_s, 2e9, 1e3);
+  EXPECT_NE(note.find("4 measured points"), std::string::npos) << note;
+  // Pooled over timelines of different replica counts, fit_model finds the same link.
+  std::vector<StepTimeline> tls;
+  for (int n : {2, 4, 8}) {
+    Truth t;
+    t.replicas = n;
+    t.transfer_ms = ring_allreduce_seconds(truth, n, 4e6) * 1e3;
+    for (const StepTimeline& s : steps(t, 3)) tls.push_back(s);
+  }
+  const FittedModel m = fit_model(tls, 4e6);
+  EXPECT_NEAR(m.measured_link.latency_s, 20e-6, 1e-9);
+  EXPECT_NEAR(m.measured_link.bandwidth_bytes_per_s, 2e9, 1e3);
+}
+
+TEST(Predict, OneReplicaMeasuresNoLinkSoPredictingNeedsOneNamed) {
+  Truth t;
+  t.replicas = 1;
+  const FittedModel m = fit_model(steps(t), 4e6);
+  EXPECT_FALSE(m.measured_link_fitted);
+  PredictOptions o;
+  EXPECT_NE(error_of<ConfigError>([&] { predict(m, o); }).find("name one with --link"), std::string::npos);
+  o.link = parse_link("10gbe");
+  const Prediction p = predict(m, o);
+  ASSERT_EQ(p.points.size(), 10u);
+  EXPECT_EQ(p.points.front().devices, 1);
+  EXPECT_EQ(p.points.back().devices, 512);
+  EXPECT_EQ(p.points.front().comm_s, 0);  // the ring at one device
+  EXPECT_DOUBLE_EQ(p.points.front().speedup, 1);
+  // A run's loopback preset means the measured link, which a one-replica run does not have.
+  o.link = parse_link("loopback");
+  EXPECT_THROW(predict(m, o), ConfigError);
+}
+
+TEST(Predict, WeakScalingKeepsThePerReplicaBatchAndSumsTheSteps) {
+  const FittedModel m = fit_model(steps(Truth{}), 4e6);
+  PredictOptions o;
+  o.link = parse_link("latency=10us,bandwidth=1GB");
+  o.devices = {1, 2, 64};
+  const Prediction p = predict(m, o);
+  const PredictedPoint& at64 = p.points[2];
+  EXPECT_EQ(at64.per_replica_batch, 8);
+  EXPECT_EQ(at64.global_batch, 512);
+  EXPECT_NEAR(at64.compute_s, 4e-3, 1e-9);
+  EXPECT_NEAR(at64.comm_s, ring_allreduce_seconds(*o.link, 64, 4e6), 1e-12);
+  EXPECT_NEAR(at64.step_s, at64.overhead_s + at64.compute_s + at64.comm_s + at64.update_s, 1e-12);
+  EXPECT_NEAR(at64.samples_per_s, 512 / at64.step_s, 1e-6);
+  EXPECT_NEAR(at64.efficiency, at64.speedup / 64, 1e-12);
+  EXPECT_GT(at64.speedup, 20);
+  EXPECT_LT(at64.speedup, 64);
+}
+
+TEST(Predict, StrongScalingSpeedUpSaturatesAndTurnsCommunicationBound) {
+  Truth t;
+  t.shard = 64;  // global batch 256
+  const FittedModel m = fit_model(steps(t), 4e6);
+  PredictOptions o;
+  o.link = parse_link("latency=10us,bandwidth=10GB");
+  o.scaling = Scaling::kStrong;
+  const Prediction p = predict(m, o);
+  // The bound: overhead, update and communication do not shrink with more devices.
+  const PredictedPoint& one = p.points.front();
+  const double bound = one.step_s / (one.overhead_s + one.update_s);
+  double previous = 0;
+  for (const PredictedPoint& q : p.points) {
+    EXPECT_EQ(q.global_batch, 256);
+    EXPECT_LT(q.speedup, bound);
+    if (q.devices >= 256) {
+      EXPECT_LT(q.speedup, previous * 1.05) << q.devices;  // flat or falling
+    }
+    previous = q.speedup;
+  }
+  EXPECT_LT(p.points.back().efficiency, 0.1);
+  ASSERT_GT(p.communication_bound_from, 1);
+  for (const PredictedPoint& q : p.points)
+    EXPECT_EQ(q.communication_bound(), q.devices >= p.communication_bound_from) << q.devices;
+  EXPECT_NE(p.bound_sentence().find(fmt::format("Communication-bound from {} devices", p.communication_bound_from)),
+            std::string::npos)
+      << p.bound_sentence();
+}
+
+TEST(Predict, AFastLinkUnderWeakScalingStaysComputeBound) {
+  const FittedModel m = fit_model(steps(Truth{}), 4e6);
+  PredictOptions o;
+  o.link = parse_link("nvlink4");
+  const Prediction p = predict(m, o);
+  EXPECT_EQ(p.communication_bound_from, 0);
+  EXPECT_EQ(p.bound_sentence().rfind("Compute-bound up to 512 devices", 0), 0u) << p.bound_sentence();
+}
+
+TEST(Predict, DeviceCountsParseListsRangesAndDoublingsWithClearErrors) {
+  EXPECT_EQ(parse_device_counts("1,2,4,8"), (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(parse_device_counts("8,1, 2,2"), (std::vector<int>{1, 2, 8}));
+  EXPECT_EQ(parse_device_counts("1-4"), (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(parse_device_counts("1..512"), default_device_counts());
+  EXPECT_EQ(default_device_counts().size(), 10u);
+  EXPECT_NE(error_of<ConfigError>([] { parse_device_counts("1,two"); }).find("'two' is not a whole number"),
+            std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_device_counts("0,1"); }).find("outside 1 to"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_device_counts("1,,2"); }).find("empty item"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_device_counts("8-2"); }).find("backwards"), std::string::npos);
+  EXPECT_NE(error_of<ConfigError>([] { parse_scaling("sideways"); }).find("weak"), std::string::npos);
+}
+
+TEST(Predict, NothingToFitIsADataError) {
+  EXPECT_NE(error_of<DataError>([] { fit_model(std::vector<StepTimeline>{}, 4e6); }).find("no"), std::string::npos);
+  EXPECT_THROW(fit_model(steps(Truth{}), 0), DataError);
+}
+
+TEST(Predict, ARunRecordGivesFourBytesOfGradientPerParameterAndSaysWhenItHasNoTimeline) {
+  RunRecord run;
+  run.name = "r";
+  run.run = {{"parameters", 1000}};
+  EXPECT_NE(error_of<DataError>([&] { fit_model(run); }).find("recorded no step timeline"), std::string::npos);
+  run.timelines = steps(Truth{});
+  EXPECT_DOUBLE_EQ(fit_model(run).gradient_bytes, 4000);
+  run.run = nlohmann::json::object();
+  EXPECT_NE(error_of<DataError>([&] { fit_model(run); }).find("no parameter count"), std::string::npos);
+  // Pooled runs must train one model.
+  RunRecord other = run;
+  run.run = {{"parameters", 1000}};
+  other.run = {{"parameters", 2000}};
+  EXPECT_NE(error_of<DataError>([&] { fit_model(std::vector<RunRecord>{run, other}); }).find("different sizes"),
+            std::string::npos);
+}
