@@ -143,6 +143,12 @@ LearnedView::LearnedView(LiveRun* run, QWidget* parent) : QWidget(parent), run_(
 }
 
 void LearnedView::set_dataset(std::shared_ptr<const Dataset> dataset) {
+  // The live run's own data stays with it: loading another dataset after it has validated must
+  // not take its class names, examples and points away.
+  if (recorded_dir_.isEmpty() && dataset_ && dataset_ != dataset) {
+    const Evaluation* ev = shown();
+    if (ev && fits(*dataset_, *ev)) run_dataset_ = dataset_;
+  }
   dataset_ = std::move(dataset);
   show_evaluation();
 }
@@ -185,10 +191,12 @@ void LearnedView::on_evaluations_changed() {
   // one; the validations of a run already going do not.
   if (!recorded_dir_.isEmpty()) {
     if (!run_->evaluations().empty() || !run_->running()) return;
+    run_dataset_.reset();
     recorded_dir_.clear();
     recorded_.clear();
     follow_latest_ = true;
   }
+  if (run_->running() && run_->evaluations().empty()) run_dataset_.reset();  // a new run, on the loaded data
   list_epochs();
 }
 
@@ -205,13 +213,17 @@ void LearnedView::list_epochs() {
   show_evaluation();
 }
 
-const Dataset* LearnedView::matching_dataset(const Evaluation& ev) const {
-  if (!dataset_) return nullptr;
-  const auto& info = dataset_->info();
+bool LearnedView::fits(const Dataset& data, const Evaluation& ev) const {
+  const auto& info = data.info();
   const std::string& run_data = recorded_dir_.isEmpty() ? run_->started().dataset : recorded_dataset_;
-  if (info.num_classes != ev.classes || dataset_->size(Split::kValidation) != ev.total()) return nullptr;
-  if (!run_data.empty() && run_data != info.name) return nullptr;
-  return dataset_.get();
+  if (info.num_classes != ev.classes || data.size(Split::kValidation) != ev.total()) return false;
+  return run_data.empty() || run_data == info.name;
+}
+
+const Dataset* LearnedView::matching_dataset(const Evaluation& ev) const {
+  if (recorded_dir_.isEmpty() && run_dataset_ && fits(*run_dataset_, ev)) return run_dataset_.get();
+  if (dataset_ && fits(*dataset_, ev)) return dataset_.get();
+  return nullptr;
 }
 
 QStringList LearnedView::class_names(const Evaluation& ev) const {

@@ -36,6 +36,8 @@ class LearnedView : public QWidget {
 
   // The dataset loaded in the window: used for class names, example pictures and text, and the
   // points, whenever it is the one the run validates on (same name, classes and validation size).
+  // The live run keeps the one it validated on when another is loaded after it, until a new run
+  // begins.
   void set_dataset(std::shared_ptr<const Dataset> dataset);
 
   // Shows the evaluations recorded in run directory `dir` (a finished run, one another process
@@ -67,12 +69,16 @@ class LearnedView : public QWidget {
   void fill_confused(const Evaluation& ev);
   void fill_examples();
   void fill_regions(const Evaluation& ev);
-  // The loaded dataset when the shown run validates on it; null otherwise.
+  // The dataset the shown run validates on, the live run's own or the loaded one; null when
+  // neither is.
   const Dataset* matching_dataset(const Evaluation& ev) const;
+  // Whether the shown run validated on `data` (same name, classes and validation size).
+  bool fits(const Dataset& data, const Evaluation& ev) const;
   QStringList class_names(const Evaluation& ev) const;
 
   LiveRun* run_;
   std::shared_ptr<const Dataset> dataset_;
+  std::shared_ptr<const Dataset> run_dataset_;  // the live run's data, kept when another was loaded after it
   QLabel* summary_;
   QComboBox* epoch_;
   QComboBox* counts_;

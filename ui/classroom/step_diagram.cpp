@@ -4,6 +4,7 @@
 #include <QPainter>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <tuple>
 
@@ -12,7 +13,6 @@
 namespace mirror::ui {
 
 namespace {
-const QColor kCompute(31, 119, 180), kAllReduce(255, 127, 14), kUpdate(44, 160, 44);
 
 // The examples of one shard, side by side in `area`: pictures, or lines of words, or points,
 // each marked with its class's colour.
@@ -90,13 +90,6 @@ QString bytes_text(double bytes) {
 
 QString checksum_text(uint64_t c) { return QString("%1").arg(c >> 32, 8, 16, QChar('0')); }
 
-int slowest_replica(const std::vector<ReplicaTiming>& t) {
-  int slowest = -1;
-  for (size_t i = 0; i < t.size(); ++i)
-    if (slowest < 0 || t[i].allreduce_ms < t[static_cast<size_t>(slowest)].allreduce_ms) slowest = static_cast<int>(i);
-  return slowest;
-}
-
 StepDiagram::StepDiagram(QWidget* parent) : QWidget(parent) {
   // Opaque: it paints its whole rectangle, so an animation frame repaints this widget alone, not
   // the tab pane, frames and window behind it (a profile showed those at half the GUI thread's
@@ -142,44 +135,121 @@ void StepDiagram::paintEvent(QPaintEvent*) {
   paint_ms_ = paint_ms_ == 0 ? ms : 0.8 * paint_ms_ + 0.2 * ms;
 }
 
+StepDiagram::Layout StepDiagram::layout() const {
+  Layout l;
+  const QFontMetrics fm = fontMetrics();
+  const auto& pic = picture_;
+  const int n = std::max<int>(1, static_cast<int>(pic.timeline.empty() ? pic.replicas.size() : pic.timeline.replicas.size()));
+  l.line = fm.height();
+  l.left = 8;
+  l.right = width() - 8.0;
+  l.band_top = 6 + l.line;
+  l.band_h = 1.8 * l.line;
+  l.examples_h = examples_height(pic, l.line);
+  l.node_w = std::min(0.30 * (l.right - l.left), 30.0 * fm.averageCharWidth());
+  l.node_left = l.right - l.node_w;
+  l.cards_right = l.node_left - 2 * l.line;
+  l.lanes_top = l.band_top + l.band_h + (l.examples_h > 0 ? l.examples_h + 1.2 * l.line : 1.5 * l.line);
+  // Below the lanes: the clock's axis, the legend (two lines at most), the update and the sync check.
+  const double bottom_reserve = 8 * l.line;
+  l.lane_h = std::max(1.6 * l.line, std::min(4.5 * l.line, (height() - l.lanes_top - bottom_reserve) / n));
+  double label_w = fm.horizontalAdvance("cpu:0/logical:00") + 20.0;
+  for (const auto& d : pic.devices) label_w = std::max(label_w, fm.horizontalAdvance(QString::fromStdString(d)) + 20.0);
+  l.label_w = std::min(0.30 * (l.cards_right - l.left), label_w);
+  l.bar_left = l.left + l.label_w + 6;
+  l.bar_right = std::max(l.bar_left + 10, l.cards_right - fm.horizontalAdvance("ready 000.00 ms") - 10);
+  return l;
+}
+
+double StepDiagram::bar_height(const Layout& l) const { return std::max(4.0, std::min(l.lane_h - 4 - 10, 1.6 * l.line)); }
+
+double StepDiagram::bar_top(const Layout& l, int r) const {
+  const double card_top = l.lanes_top + r * l.lane_h, card_h = l.lane_h - 4;
+  return card_top + (card_h - bar_height(l)) / 2 - 2;  // a little above the middle: the exchange goes under
+}
+
+QRectF StepDiagram::bar_rect(int replica, TimelinePhase phase) const {
+  const StepTimeline& t = picture_.timeline;
+  if (replica < 0 || replica >= static_cast<int>(t.replicas.size())) return {};
+  const Layout l = layout();
+  const TimelineScale scale(t, l.bar_left, l.bar_right);
+  return phase_rect(scale, t, static_cast<size_t>(replica), phase, bar_top(l, replica), bar_height(l));
+}
+
+QRectF StepDiagram::idle_rect(int process, IdleKind kind) const {
+  const StepTimeline& t = picture_.timeline;
+  for (size_t r = 0; r < t.replicas.size(); ++r) {
+    if (t.replicas[r].process != process) continue;
+    const Layout l = layout();
+    const TimelineScale scale(t, l.bar_left, l.bar_right);
+    return ui::idle_rect(scale, t, process, kind, bar_top(l, static_cast<int>(r)), bar_height(l));
+  }
+  return {};
+}
+
+QRectF StepDiagram::exchange_rect(int process) const {
+  const StepTimeline& t = picture_.timeline;
+  const ClockSpan c = exchange_span(t, process);
+  if (c.ms() <= 0) return {};
+  for (size_t r = 0; r < t.replicas.size(); ++r) {
+    if (t.replicas[r].process != process) continue;
+    const Layout l = layout();
+    const TimelineScale scale(t, l.bar_left, l.bar_right);
+    const double top = bar_top(l, static_cast<int>(r)) + bar_height(l) + 2;
+    return {scale.x(c.begin), top, std::max(1.0, scale.x(c.end) - scale.x(c.begin)), 5};
+  }
+  return {};
+}
+
 void StepDiagram::paint(QPainter& p) {
   p.setRenderHint(QPainter::Antialiasing);
   const QColor text = palette().color(QPalette::WindowText);
   const QFontMetrics fm = fontMetrics();
-  const double line = fm.height();
   const auto& pic = picture_;
-  const int n = static_cast<int>(pic.replicas.size());
+  const StepTimeline& tl = pic.timeline;
+  const bool on_clock = !tl.empty();
+  const int n = static_cast<int>(on_clock ? tl.replicas.size() : pic.replicas.size());
   if (n == 0) {
     p.setPen(text);
     p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
                "Start a run: its mirrored steps are drawn here from their measured times.");
     return;
   }
+  const Layout l = layout();
+  const double line = l.line, left = l.left, right = l.right;
   const int at = static_cast<int>(phase_);
   const auto reached = [&](StepPhase ph) { return at > static_cast<int>(ph) || (at == static_cast<int>(ph) && progress_ > 0); };
   const auto grown = [&](StepPhase ph) { return at > static_cast<int>(ph) ? 1.0 : at == static_cast<int>(ph) ? progress_ : 0.0; };
   const QPen highlight(palette().color(QPalette::Highlight), 3);
-  const double left = 8, right = width() - 8.0;
+  // A replica's shard size, from the timeline when the step has one.
+  const auto shard_of = [&](int r) {
+    if (on_clock) return tl.replicas[static_cast<size_t>(r)].shard_size;
+    return pic.replicas[static_cast<size_t>(r)].shard_size;
+  };
 
   // 1. The global batch, split into one shard per replica.
   int64_t batch = 0;
-  for (const auto& t : pic.replicas) batch += t.shard_size;
+  for (int r = 0; r < n; ++r) batch += shard_of(r);
   p.setPen(text);
-  p.drawText(QRectF(left, 4, right - left, line), Qt::AlignLeft,
-             QString("Step %1: a global batch of %2 examples").arg(pic.global_step).arg(batch));
-  const double band_top = 6 + line, band_h = 1.8 * line;
+  const bool earlier = on_clock && tl.global_step > 0 && tl.global_step != pic.global_step;
+  const QString head = earlier ? QString("Step %1 on one clock (it arrives with step %2: another process's times travel "
+                                         "with the next step's gradients): a global batch of %3 examples")
+                                     .arg(tl.global_step).arg(pic.global_step).arg(batch)
+                               : QString("Step %1: a global batch of %2 examples").arg(pic.global_step).arg(batch);
+  p.drawText(QRectF(left, 4, right - left, line), Qt::AlignLeft, fm.elidedText(head, Qt::ElideRight, static_cast<int>(right - left)));
+  const double band_top = l.band_top, band_h = l.band_h;
   const double gap = 10 * grown(StepPhase::kSplit);
   const double band_w = right - left - gap * (n - 1);
   // Under each shard, its first examples (when the window holds the run's dataset).
-  const double examples_h = examples_height(pic, line);
+  const double examples_h = l.examples_h;
   const double examples_top = band_top + band_h + 4;
   double x = left;
   for (int r = 0; r < n; ++r) {
-    const double w = batch > 0 ? band_w * static_cast<double>(pic.replicas[static_cast<size_t>(r)].shard_size) / static_cast<double>(batch) : band_w / n;
+    const double w = batch > 0 ? band_w * static_cast<double>(shard_of(r)) / static_cast<double>(batch) : band_w / n;
     const QRectF shard(x, band_top, w, band_h);
     p.fillRect(shard, class_color(r).lighter(150));
     p.setPen(QColor(20, 20, 20));
-    p.drawText(shard, Qt::AlignCenter, fm.elidedText(QString("shard %1: %2").arg(r).arg(pic.replicas[static_cast<size_t>(r)].shard_size), Qt::ElideRight, static_cast<int>(w)));
+    p.drawText(shard, Qt::AlignCenter, fm.elidedText(QString("shard %1: %2").arg(r).arg(shard_of(r)), Qt::ElideRight, static_cast<int>(w)));
     if (examples_h > 0 && r < static_cast<int>(pic.shard_examples.size()))
       draw_shard_examples(p, QRectF(x + 2, examples_top, w - 4, examples_h), pic.shard_examples[static_cast<size_t>(r)], text);
     x += w + gap;
@@ -190,23 +260,24 @@ void StepDiagram::paint(QPainter& p) {
     p.drawRect(QRectF(left, band_top, right - left, band_h + (examples_h > 0 ? examples_h + 6 : 0)));
   }
 
-  // 2. The replicas, each a card with its shard's forward/backward, all-reduce and update times.
-  const double node_w = std::min(0.36 * (right - left), 30.0 * fm.averageCharWidth());
-  const double node_left = right - node_w;
-  const double cards_right = node_left - 3 * line;
-  const double lanes_top = band_top + band_h + (examples_h > 0 ? examples_h + 1.2 * line : 1.5 * line);
-  const double bottom_reserve = 4.5 * line;
-  const double lane_h = std::min(4.5 * line, (height() - lanes_top - bottom_reserve) / n);
+  // 2. The replicas, each a card with its phases on the step's one clock: the walk-through
+  // reveals the clock up to the last arrival with forward and backward, then the all-reduce, then
+  // the update.
+  const double lanes_top = l.lanes_top, lane_h = l.lane_h, cards_right = l.cards_right;
+  const TimelineScale scale(tl, l.bar_left, l.bar_right);
+  const double arrival = last_arrival_ms(tl);
+  double reduced = arrival;
+  for (const auto& m : tl.replicas) reduced = std::max(reduced, m.reduced);
+  const double until = at < static_cast<int>(StepPhase::kCompute) ? -1e300
+                       : at == static_cast<int>(StepPhase::kCompute) ? grown(StepPhase::kCompute) * arrival
+                       : at == static_cast<int>(StepPhase::kAllReduce) ? arrival + grown(StepPhase::kAllReduce) * (reduced - arrival)
+                       : at == static_cast<int>(StepPhase::kUpdate) ? reduced + grown(StepPhase::kUpdate) * (tl.end_ms() - reduced)
+                                                                     : 1e300;
   double longest = 0;
   for (const auto& t : pic.replicas) longest = std::max(longest, t.compute_ms + t.allreduce_ms + t.update_ms);
-  double label_w = fm.horizontalAdvance("cpu:0/logical:00") + 20.0;
-  for (const auto& d : pic.devices) label_w = std::max(label_w, fm.horizontalAdvance(QString::fromStdString(d)) + 20.0);
-  label_w = std::min(0.45 * (cards_right - left), label_w);
-  const double bar_left = left + label_w + 6, bar_w = std::max(10.0, cards_right - bar_left - fm.horizontalAdvance("000.00 ms") - 8);
-  const double scale = longest > 0 ? bar_w / longest : 0;
+  const double old_scale = longest > 0 ? (l.bar_right - l.bar_left) / longest : 0;
   std::vector<QPointF> card_ends;
   for (int r = 0; r < n; ++r) {
-    const auto& t = pic.replicas[static_cast<size_t>(r)];
     const QRectF card(left, lanes_top + r * lane_h, cards_right - left, lane_h - 4);
     p.setPen(QPen(class_color(r), 1.5));
     p.setBrush(palette().color(QPalette::Base));
@@ -216,26 +287,40 @@ void StepDiagram::paint(QPainter& p) {
     p.setPen(text);
     const QString device = r < static_cast<int>(pic.devices.size()) ? QString::fromStdString(pic.devices[static_cast<size_t>(r)]) : QString();
     // "replica r", its device and its shard on lines of their own when the card is tall enough.
-    const QRectF label(card.left() + 12, card.top(), label_w - 14, card.height());
+    const QRectF label(card.left() + 12, card.top(), l.label_w - 14, card.height());
     const auto fit = [&](const QString& s) { return fm.elidedText(s, Qt::ElideRight, static_cast<int>(label.width())); };
     QString what = card.height() >= 3.2 * line ? fit(QString("replica %1").arg(r)) + "\n" + fit(device) + "\n" +
-                                                     fit(QString("shard of %1").arg(t.shard_size))
+                                                     fit(QString("shard of %1").arg(shard_of(r)))
                    : card.height() >= 2.2 * line ? fit(QString("replica %1").arg(r)) + "\n" + fit(device)
                                                  : fit(QString("replica %1 · %2").arg(r).arg(device));
     p.drawText(label, Qt::AlignVCenter, what);
-    const double bar_h = std::min(card.height() - 8, 1.6 * line), bar_top = card.center().y() - bar_h / 2;
-    double bx = bar_left;
-    double total_ms = 0;
-    for (const auto& [ph, ms, color] : {std::tuple{StepPhase::kCompute, t.compute_ms, kCompute},
-                                        std::tuple{StepPhase::kAllReduce, t.allreduce_ms, kAllReduce},
-                                        std::tuple{StepPhase::kUpdate, t.update_ms, kUpdate}}) {
-      const double w = ms * scale * grown(ph);
-      p.fillRect(QRectF(bx, bar_top, w, bar_h), color);
-      bx += w;
-      if (grown(ph) > 0) total_ms += ms * grown(ph);
+    const double bar_h = bar_height(l), top = bar_top(l, r);
+    if (on_clock) {
+      const auto idx = static_cast<size_t>(r);
+      paint_replica_lane(p, scale, tl, idx, top, bar_h, until);
+      const ReplicaMarks& m = tl.replicas[idx];
+      if (tl.processes.size() > 1 && at >= static_cast<int>(StepPhase::kAllReduce)) {
+        p.save();
+        paint_exchange(p, scale, tl, m.process, top + bar_h + 2, 5);
+        p.restore();
+      }
+      if (until >= m.gradients_ready) {
+        p.setPen(text);
+        p.drawText(QRectF(scale.right() + 6, card.top(), cards_right - scale.right() - 6, card.height()), Qt::AlignVCenter,
+                   QString("ready %1 ms").arg(m.gradients_ready, 0, 'f', 2));
+      }
+    } else {
+      // No timeline: the durations side by side, not on a clock (who waited is not known).
+      const auto& t = pic.replicas[static_cast<size_t>(r)];
+      double bx = l.bar_left;
+      for (const auto& [ph, ms, phase] : {std::tuple{StepPhase::kCompute, t.compute_ms, TimelinePhase::kForward},
+                                          std::tuple{StepPhase::kAllReduce, t.allreduce_ms, TimelinePhase::kAllReduce},
+                                          std::tuple{StepPhase::kUpdate, t.update_ms, TimelinePhase::kUpdate}}) {
+        const double w = ms * old_scale * grown(ph);
+        p.fillRect(QRectF(bx, top, w, bar_h), timeline_phase_color(phase));
+        bx += w;
+      }
     }
-    p.setPen(text);
-    if (total_ms > 0) p.drawText(QRectF(bx + 4, card.top(), cards_right - bx, card.height()), Qt::AlignVCenter, QString("%1 ms").arg(total_ms, 0, 'f', 2));
     card_ends.emplace_back(card.right(), card.center().y());
     if (phase_ == StepPhase::kCompute || phase_ == StepPhase::kUpdate) {
       p.setPen(highlight);
@@ -243,10 +328,19 @@ void StepDiagram::paint(QPainter& p) {
       p.drawRoundedRect(card, 4, 4);
     }
   }
+  const double lanes_h = n * lane_h;
+  if (on_clock && until >= arrival) paint_arrival_line(p, scale, tl, lanes_top - 2, lanes_top + lanes_h - 2);
 
   // Several processes: a dashed frame around each one's replicas, named at its top right (their
   // gradients are summed inside the process first, then across processes).
-  for (const ProcessGroup& g : process_groups(pic.devices)) {
+  std::vector<ProcessGroup> groups = process_groups(pic.devices);
+  if (groups.empty() && on_clock && tl.processes.size() > 1)
+    for (size_t r = 0; r < tl.replicas.size(); ++r) {
+      if (groups.empty() || groups.back().process != tl.replicas[r].process)
+        groups.push_back({tl.replicas[r].process, static_cast<int>(r), 0});
+      ++groups.back().count;
+    }
+  for (const ProcessGroup& g : groups) {
     const QRectF frame(left - 4, lanes_top + g.first * lane_h - 2, cards_right - left + 8, g.count * lane_h);
     p.setPen(QPen(palette().color(QPalette::Mid), 1.5, Qt::DashLine));
     p.setBrush(Qt::NoBrush);
@@ -255,44 +349,80 @@ void StepDiagram::paint(QPainter& p) {
     p.drawText(frame.adjusted(0, 2, -8, 0), Qt::AlignRight | Qt::AlignTop, QString("process %1").arg(g.process));
   }
 
+  // The clock under the lanes, and what the colours mean.
+  double below = lanes_top + lanes_h + 4;
+  if (on_clock) {
+    p.setPen(text);
+    const double end = tl.end_ms();
+    // Ticks at 1, 2 or 5 times a power of ten, no closer than a label's width.
+    const double label_ms = (fm.horizontalAdvance(QString("%1 ms").arg(end, 0, 'g', 3)) + 14) / std::max(1e-9, scale.px_per_ms());
+    const double raw = std::max(end / 6, label_ms), mag = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-6))));
+    const double tick = raw / mag <= 1 ? mag : raw / mag <= 2 ? 2 * mag : raw / mag <= 5 ? 5 * mag : 10 * mag;
+    p.setPen(QPen(palette().color(QPalette::Mid), 1));
+    p.drawLine(QPointF(scale.clock_left(), below), QPointF(scale.right(), below));
+    p.setPen(text);
+    for (double t = 0; t <= end + 1e-9 && tick > 0; t += tick) {
+      const double tx = scale.x(t);
+      p.drawLine(QPointF(tx, below), QPointF(tx, below + 4));
+      const QString s = QString("%1 ms").arg(t, 0, 'g', 3);
+      p.drawText(QRectF(tx - 40, below + 4, 80, line), Qt::AlignHCenter | Qt::AlignTop, s);
+    }
+    below += line + 6;
+    below += paint_timeline_legend(p, tl, QPointF(left, below), cards_right - left, text) + 2;
+  } else {
+    p.setPen(text);
+    p.drawText(QRectF(left, below + 2, cards_right - left, line), Qt::AlignLeft,
+               fm.elidedText("Durations only: this step has no timeline, so who waited for whom is not known.", Qt::ElideRight,
+                             static_cast<int>(cards_right - left)));
+    below += line + 4;
+  }
+
   // 3. The all-reduce: every replica's gradients meet here, and the sum goes back to each.
-  const double lanes_h = n * lane_h;
   const double node_h = std::max(6.5 * line, std::min(lanes_h, 7.5 * line));
-  const QRectF node(node_left, lanes_top + (lanes_h - node_h) / 2, node_w, node_h);
+  const QRectF node(l.node_left, lanes_top + (lanes_h - node_h) / 2, l.node_w, node_h);
   const bool reducing = phase_ == StepPhase::kAllReduce;
   for (const auto& end : card_ends) {
-    p.setPen(QPen(reducing ? kAllReduce : palette().color(QPalette::Mid), reducing ? 2.5 : 1));
+    p.setPen(QPen(reducing ? timeline_phase_color(TimelinePhase::kAllReduce) : palette().color(QPalette::Mid), reducing ? 2.5 : 1));
     p.drawLine(end, QPointF(node.left(), node.center().y()));
   }
-  p.setPen(reducing ? highlight : QPen(kAllReduce, 1.5));
+  p.setPen(reducing ? highlight : QPen(timeline_phase_color(TimelinePhase::kAllReduce), 1.5));
   p.setBrush(palette().color(QPalette::Base));
   p.drawRoundedRect(node, 6, 6);
-  double mean_reduce = 0;
-  for (const auto& t : pic.replicas) mean_reduce += t.allreduce_ms / n;
-  const int slowest = slowest_replica(pic.replicas);
   p.setPen(text);
-  const QStringList lines = {
-      "<b>All-reduce</b>",
-      QString::fromStdString(pic.communicator),
-      QString("%L1 gradients").arg(pic.parameters),
-      QString("%1 per replica").arg(bytes_text(4.0 * static_cast<double>(pic.parameters))),
-      QString("%1 ms on average").arg(mean_reduce, 0, 'f', 2),
-      n > 1 ? QString("all wait for replica %1").arg(slowest) : QString("one replica: nothing to wait for")};
+  QStringList lines = {"<b>All-reduce</b>", QString::fromStdString(pic.communicator),
+                       QString("%L1 gradients").arg(pic.parameters),
+                       QString("%1 per replica").arg(bytes_text(4.0 * static_cast<double>(pic.parameters)))};
+  if (on_clock && n > 1) {
+    const int last = tl.last_to_arrive(), first = tl.first_to_arrive();
+    const auto& lm = tl.replicas[static_cast<size_t>(last)];
+    const auto& fm0 = tl.replicas[static_cast<size_t>(first)];
+    lines << QString("last to arrive: replica %1").arg(lm.replica)
+          << QString("replica %1 waited %2 ms").arg(fm0.replica).arg(lm.gradients_ready - fm0.gradients_ready, 0, 'f', 2)
+          << QString("summing: %1 ms").arg(reduced - arrival, 0, 'f', 2);
+    if (tl.simulated_link) lines << QString("simulated link: +%1 ms").arg(tl.simulated_allreduce_ms, 0, 'f', 2);
+  } else if (n > 1) {
+    double mean_reduce = 0;
+    for (const auto& t : pic.replicas) mean_reduce += t.allreduce_ms / n;
+    lines << QString("%1 ms on average").arg(mean_reduce, 0, 'f', 2);
+  } else {
+    lines << "one replica: nothing to wait for";
+  }
   double ly = node.top() + 6;
-  for (const auto& l : lines) {
-    const bool bold = l.startsWith("<b>");
+  for (const auto& li : lines) {
+    if (ly + line > node.bottom()) break;
+    const bool bold = li.startsWith("<b>");
     QFont f = font();
     f.setBold(bold);
     p.setFont(f);
     p.drawText(QRectF(node.left() + 6, ly, node.width() - 12, line), Qt::AlignLeft,
-               QFontMetrics(f).elidedText(bold ? QString(l).remove("<b>").remove("</b>") : l, Qt::ElideRight, static_cast<int>(node.width() - 12)));
+               QFontMetrics(f).elidedText(bold ? QString(li).remove("<b>").remove("</b>") : li, Qt::ElideRight, static_cast<int>(node.width() - 12)));
     ly += line;
   }
   p.setFont(font());
 
   // 4. The same update on every copy, and 5. the sync check's checksums.
-  const double foot = lanes_top + lanes_h + 0.8 * line;
-  p.setPen(phase_ == StepPhase::kUpdate ? QPen(kUpdate.darker(130)) : QPen(text));
+  const double foot = std::max(below + 0.3 * line, node.bottom() + 0.3 * line);
+  p.setPen(phase_ == StepPhase::kUpdate ? QPen(timeline_phase_color(TimelinePhase::kUpdate).darker(130)) : QPen(text));
   if (reached(StepPhase::kUpdate))
     p.drawText(QRectF(left, foot, right - left, line), Qt::AlignLeft,
                "Update: the same summed gradient, the same optimizer step on every replica's own copy.");

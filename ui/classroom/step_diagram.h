@@ -1,7 +1,8 @@
 #pragma once
 // One mirrored step drawn as a diagram (StepDiagram), from the numbers of one step (StepPicture):
-// the batch split into shards, each replica's measured times, the all-reduce, the update and the
-// sync check's checksums. The Strategy tab (strategy_view.h) plays it phase by phase.
+// the batch split into shards, each replica's phases as bars on the step's one clock (a late
+// replica starts its wait late; the others' waits are hatched gaps), the all-reduce, the update
+// and the sync check's checksums. The Strategy tab (strategy_view.h) plays it phase by phase.
 
 #include <QPixmap>
 #include <QString>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "mirror/train/events.h"
+#include "ui/widgets/timeline_bars.h"
 
 class QPainter;
 
@@ -33,6 +35,9 @@ struct StepPicture {
   int64_t global_batch = 0;
   std::vector<std::string> devices;  // one per replica
   std::vector<ReplicaTiming> replicas;
+  // The step on one clock. Several processes: it describes the step before (timeline.global_step),
+  // and the diagram says so. Empty: the step has no timeline, and the bars are durations only.
+  StepTimeline timeline;
   std::string communicator;
   int64_t parameters = 0;
   int64_t sync_step = 0;             // the last sync check; 0: none yet
@@ -65,6 +70,12 @@ class StepDiagram : public QWidget {
   void set_picture(const StepPicture& picture);
   void set_phase(StepPhase phase, double progress);
   const StepPicture& picture() const { return picture_; }
+  // Where the diagram draws `phase` of replica `replica` (its place over all processes) at its
+  // current size, in its coordinates; empty when the step has no timeline or the phase took no
+  // time. The idle strip's `kind` span of `process`, and `process`'s cross-process exchange, likewise.
+  QRectF bar_rect(int replica, TimelinePhase phase) const;
+  QRectF idle_rect(int process, IdleKind kind) const;
+  QRectF exchange_rect(int process) const;
   QSize sizeHint() const override { return {640, 420}; }
   // What one paint of the diagram costs, ms (a moving average): the view paces its frames by it.
   double paint_ms() const { return paint_ms_; }
@@ -73,6 +84,17 @@ class StepDiagram : public QWidget {
   void paintEvent(QPaintEvent* event) override;
 
  private:
+  // Where the parts go at the current size and font.
+  struct Layout {
+    double left = 0, right = 0, line = 0;
+    double band_top = 0, band_h = 0, examples_h = 0;
+    double node_w = 0, node_left = 0, cards_right = 0;
+    double lanes_top = 0, lane_h = 0, label_w = 0, bar_left = 0, bar_right = 0;
+  };
+  Layout layout() const;
+  // A lane's bar: its top and height in card `r`.
+  double bar_top(const Layout& l, int r) const;
+  double bar_height(const Layout& l) const;
   void paint(QPainter& p);
   StepPicture picture_;
   StepPhase phase_ = StepPhase::kSyncCheck;
@@ -81,10 +103,8 @@ class StepDiagram : public QWidget {
 };
 
 // How the diagram and the Strategy tab's sentences write a step's numbers: a size in B, KiB or
-// MiB; a checksum's first 8 hex digits; the replica the others waited for in the all-reduce (the
-// one that spent the least time in it finished computing last), -1 for none.
+// MiB; a checksum's first 8 hex digits.
 QString bytes_text(double bytes);
 QString checksum_text(uint64_t c);
-int slowest_replica(const std::vector<ReplicaTiming>& t);
 
 }  // namespace mirror::ui

@@ -1,6 +1,7 @@
 #include "ui/classroom/strategy_view.h"
 
 #include <QComboBox>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -11,9 +12,11 @@
 #include <algorithm>
 
 #include "mirror/data/preview.h"
+#include "mirror/runs/trace.h"
 #include "ui/run/live_run.h"
 #include "ui/run/training_controller.h"
 #include "ui/widgets/class_look.h"
+#include "ui/widgets/plain_text.h"
 
 namespace mirror::ui {
 
@@ -34,7 +37,10 @@ StrategyView::StrategyView(LiveRun* run, TrainingController* controller, QWidget
                            "steps and takes one each time Space is pressed");
   next_ = new QPushButton("Next step (Space)");
   next_->setToolTip("Step by step: take exactly one more training step, then walk through it");
-  phase_line_ = new QLabel;
+  export_ = new QPushButton("Export trace…");
+  export_->setToolTip("Write the last steps on their one clock as a trace file that Perfetto (ui.perfetto.dev) and "
+                      "chrome://tracing open");
+  phase_line_ = plain_label();  // it quotes class names from the dataset's files
   phase_line_->setObjectName("strategy-phase");
   phase_line_->setWordWrap(true);
   fit_phase_font();
@@ -45,6 +51,7 @@ StrategyView::StrategyView(LiveRun* run, TrainingController* controller, QWidget
   bar->addWidget(mode_choice_);
   bar->addWidget(next_);
   bar->addStretch(1);
+  bar->addWidget(export_);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(diagram_, 1);
@@ -63,6 +70,10 @@ StrategyView::StrategyView(LiveRun* run, TrainingController* controller, QWidget
   });
   connect(mode_choice_, qOverload<int>(&QComboBox::activated), this, [this](int i) { set_mode(static_cast<Mode>(i)); });
   connect(next_, &QPushButton::clicked, this, &StrategyView::next_step);
+  connect(export_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, "Export trace", "steps.trace.json", "Chrome trace (*.json)");
+    if (!path.isEmpty()) phase_line_->setText(export_trace(path));
+  });
   set_mode(Mode::kLive);
 }
 
@@ -73,6 +84,7 @@ StepPicture StrategyView::take_picture(const StepMetrics& step) const {
   pic.global_batch = s.global_batch;
   pic.devices = s.devices;
   pic.replicas = step.replicas;
+  pic.timeline = step.timeline;
   pic.communicator = s.communicator;
   pic.parameters = s.parameters;
   pic.sync_step = run_->last_sync_check();
@@ -96,6 +108,31 @@ StepPicture StrategyView::take_picture(const StepMetrics& step) const {
     }
   }
   return pic;
+}
+
+QString StrategyView::export_trace(const QString& path) {
+  const auto& kept = run_->recent_steps();
+  TraceOptions options;
+  options.steps = {0, 0};
+  for (const StepMetrics& s : kept) {
+    if (s.timeline.empty() || s.timeline.global_step <= 0) continue;
+    if (options.steps.first == 0 || s.timeline.global_step < options.steps.first) options.steps.first = s.timeline.global_step;
+    options.steps.last = std::max(options.steps.last, s.timeline.global_step);
+  }
+  if (options.steps.last == 0) return "No step with a timeline yet: start a run, then export its last steps.";
+  const RunStarted& started = run_->started();
+  options.devices = started.devices;
+  options.label = started.model.empty() ? started.dataset : started.model + " on " + started.dataset;
+  try {
+    const TraceWritten w = write_trace(path.toStdString(), std::vector<StepMetrics>(kept.begin(), kept.end()), options);
+    return QString("Trace written: %1 (steps %2 to %3, %4). Open it in ui.perfetto.dev or chrome://tracing.")
+        .arg(QString::fromStdString(w.path))
+        .arg(options.steps.first)
+        .arg(options.steps.last)
+        .arg(bytes_text(static_cast<double>(w.bytes)));
+  } catch (const std::exception& e) {
+    return QString("The trace was not written: %1").arg(QString::fromStdString(e.what()));
+  }
 }
 
 void StrategyView::set_mode(Mode mode) {
@@ -145,6 +182,12 @@ QString StrategyView::explain(StepPhase phase) const {
     fastest = r == 0 ? t.compute_ms : std::min(fastest, t.compute_ms);
     slowest = std::max(slowest, t.compute_ms);
   }
+  // On the step's clock when it has one: the same numbers the bars show.
+  const StepTimeline& tl = pic.timeline;
+  for (size_t r = 0; r < tl.replicas.size(); ++r) {
+    fastest = r == 0 ? tl.replicas[r].compute_ms() : std::min(fastest, tl.replicas[r].compute_ms());
+    slowest = r == 0 ? tl.replicas[r].compute_ms() : std::max(slowest, tl.replicas[r].compute_ms());
+  }
   switch (phase) {
     case StepPhase::kSplit:
       return QString("Split: the global batch of %1 examples is cut into %2 (%3), one per replica; sizes differ by at "
@@ -159,12 +202,17 @@ QString StrategyView::explain(StepPhase phase) const {
           .arg(fastest, 0, 'f', 2)
           .arg(slowest, 0, 'f', 2);
     case StepPhase::kAllReduce:
-      return QString("All-reduce: %1 sums the %2 gradients of every replica (%3 each) and gives every replica the "
-                     "sum; the fast ones wait for the slowest, replica %4.")
-          .arg(QString::fromStdString(pic.communicator))
-          .arg(pic.parameters)
-          .arg(bytes_text(4.0 * static_cast<double>(pic.parameters)))
-          .arg(slowest_replica(pic.replicas));
+    {
+      // Who arrived last, and why, from the timeline the bars are drawn from.
+      const QString who = n < 2 ? QString()
+                          : tl.empty() ? QString(" This step has no timeline, so who waited for whom is not known.")
+                                       : " " + QString::fromStdString(straggler_sentence(tl));
+      return QString("All-reduce: %1 sums the %2 gradients of every replica (%3 each) and gives every replica the sum.")
+                 .arg(QString::fromStdString(pic.communicator))
+                 .arg(pic.parameters)
+                 .arg(bytes_text(4.0 * static_cast<double>(pic.parameters))) +
+             who;
+    }
     case StepPhase::kUpdate:
       return "Update: every replica applies the same optimizer step with the same summed gradient to its own copy, so "
              "the copies stay identical.";

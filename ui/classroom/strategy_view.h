@@ -3,7 +3,9 @@
 // global batch splits into shards, each replica runs forward and backward on its own (its
 // measured time as a bar), the gradients meet in the all-reduce (the communicator, the bytes each
 // replica sends, who waited for whom), the same update lands on every copy, and the sync check
-// shows each replica's parameter checksum. Live, it replays a recent step phase by phase (at most
+// shows each replica's parameter checksum. The replicas' bars are on the step's one clock (a late
+// replica starts its wait late), and the sentence names the replica that arrived last from the
+// same numbers. Export trace… writes the steps it holds for Perfetto. Live, it replays a recent step phase by phase (at most
 // 30 frames a second, only while shown); paused, it holds; step by step, the run holds between
 // steps and Space takes exactly one, which the view then walks through, one sentence per phase.
 
@@ -49,7 +51,13 @@ class StrategyView : public QWidget {
   // The sentence for a phase of the shown step (the status line under the diagram).
   QString explain(StepPhase phase) const;
 
+  // Writes the steps the view holds (the run's last ones, each on its clock) as a Chrome trace to
+  // `path` (mirror/runs/trace.h); returns the sentence that says what was written or why not.
+  // The Export trace… button asks for the path and calls this.
+  QString export_trace(const QString& path);
+
   StepDiagram* diagram() const { return diagram_; }
+  QPushButton* export_button() const { return export_; }
   QLabel* phase_line() const { return phase_line_; }
   QComboBox* mode_choice() const { return mode_choice_; }
   QPushButton* next_button() const { return next_; }
@@ -81,6 +89,7 @@ class StrategyView : public QWidget {
   QLabel* phase_line_;
   QComboBox* mode_choice_;
   QPushButton* next_;
+  QPushButton* export_;
   QTimer* timer_;
   Mode mode_ = Mode::kLive;
   StepPhase phase_ = StepPhase::kSyncCheck;

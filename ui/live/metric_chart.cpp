@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QFontMetricsF>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QContextMenuEvent>
@@ -24,8 +25,12 @@
 namespace mirror::ui {
 
 namespace {
-const QColor kTrain(31, 119, 180);
-const QColor kVal(255, 127, 14);
+// Training and validation in the first two run colours (Okabe and Ito's blue and orange, apart
+// for every colour vision); validation also differs in its markers.
+QColor train_colour(bool dark) { return palette_colour(0, dark); }
+QColor val_colour(bool dark) { return palette_colour(1, dark); }
+// Epoch points a few pixels across, so that they mark the epochs without burying the curves.
+double epoch_marker_size(double line_width) { return 1.5 * line_width + 3; }
 }  // namespace
 
 MetricChart::MetricChart(Metric metric, const QString& title, QWidget* parent)
@@ -34,21 +39,19 @@ MetricChart::MetricChart(Metric metric, const QString& title, QWidget* parent)
   c->setTitle(title);
   c->setAnimationOptions(QChart::NoAnimation);
   c->legend()->setAlignment(Qt::AlignRight);
+  c->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // the validation line's dashes show there too
   c->setMargins(QMargins(4, 4, 4, 4));
   raw_ = new QLineSeries(this);
   raw_->setName("train (step)");
-  raw_->setColor(kTrain.lighter(170));
   smooth_ = new QLineSeries(this);
   smooth_->setName("train (smoothed)");
-  smooth_->setColor(kTrain);
   train_epochs_ = new QScatterSeries(this);
   train_epochs_->setName("train (epoch)");
-  train_epochs_->setColor(kTrain.darker(130));
-  train_epochs_->setMarkerSize(9);
+  train_epochs_->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
   val_epochs_ = new QLineSeries(this);
   val_epochs_->setName("validation (epoch)");
-  val_epochs_->setColor(kVal);
   val_epochs_->setPointsVisible(true);
+  colour_series();
   for (QXYSeries* s : std::initializer_list<QXYSeries*>{raw_, smooth_, train_epochs_, val_epochs_}) {
     s->setUseOpenGL(false);
     c->addSeries(s);
@@ -61,7 +64,7 @@ MetricChart::MetricChart(Metric metric, const QString& title, QWidget* parent)
   if (metric_ == Metric::kLearningRate) {
     // One line: the rate each step used (there is nothing to smooth or validate).
     raw_->setName("learning rate");
-    raw_->setColor(kTrain);
+    raw_->setColor(train_colour(dark_));
     for (QXYSeries* s : std::initializer_list<QXYSeries*>{smooth_, train_epochs_, val_epochs_}) {
       s->setVisible(false);
       c->legend()->markers(s).value(0)->setVisible(false);
@@ -171,17 +174,30 @@ void MetricChart::set_line_width(double width) {
   };
   raw_->setPen(pen(raw_->color(), std::max(1.0, width / 2)));
   smooth_->setPen(pen(smooth_->color(), width));
-  val_epochs_->setPen(pen(val_epochs_->color(), width));
-  train_epochs_->setMarkerSize(4.5 * width);
+  QPen val = pen(val_epochs_->color(), width);
+  val.setStyle(Qt::DashLine);  // validation is told from training by its dashes too, not only its colour
+  val_epochs_->setPen(val);
+  const double marker = epoch_marker_size(width);
+  train_epochs_->setMarkerSize(marker);
+  train_epochs_->setBorderColor(Qt::transparent);
+  // A drawn marker: a line series draws its own points at twice the marker size.
+  val_epochs_->setMarkerSize(marker);
+  val_epochs_->setLightMarker(run_marker_image(/*index=*/1, dark_, static_cast<int>(std::lround(marker))));
+}
+
+void MetricChart::colour_series() {
+  const QColor train = train_colour(dark_);
+  raw_->setColor(metric_ == Metric::kLearningRate ? train : (dark_ ? train.darker(160) : train.lighter(170)));
+  smooth_->setColor(train);
+  train_epochs_->setColor(train);
+  val_epochs_->setColor(val_colour(dark_));
 }
 
 void MetricChart::set_dark(bool dark) {
   chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
   apply_chart_fonts(chart());  // a theme brings its own fonts
-  raw_->setColor(kTrain.lighter(170));
-  smooth_->setColor(kTrain);
-  train_epochs_->setColor(kTrain.darker(130));
-  val_epochs_->setColor(kVal);
+  dark_ = dark;
+  colour_series();
   set_line_width(line_width_);
 }
 

@@ -57,6 +57,8 @@ class MetricChart : public QChartView {
 
  private:
   void place_legend();
+  // The series in the theme's training and validation colours.
+  void colour_series();
   void attach_y_axis();
   // Sets the linear y axis to [lo, hi] rounded to nice numbers, with as many ticks (2 to 5) as the
   // plot's height holds with a label's height between them.
@@ -67,6 +69,7 @@ class MetricChart : public QChartView {
   bool shown_[3] = {true, true, true};
   bool projector_ = false;
   bool log_scale_ = false;
+  bool dark_ = false;
   double line_width_ = 2.0;
   QLineSeries* raw_;
   QLineSeries* smooth_;

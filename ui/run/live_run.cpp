@@ -8,7 +8,7 @@
 
 namespace mirror::ui {
 
-LiveRun::LiveRun(TrainingController* controller, QObject* parent) : QObject(parent) {
+LiveRun::LiveRun(TrainingController* controller, QObject* parent) : QObject(parent), controller_(controller) {
   connect(controller, &TrainingController::started, this, &LiveRun::on_started);
   connect(controller, &TrainingController::steps, this, &LiveRun::on_steps);
   connect(controller, &TrainingController::epoch, this, &LiveRun::on_epoch);
@@ -25,9 +25,8 @@ void LiveRun::begin() {
   last_step_ = {};
   typical_step_ = {};
   started_ = {};
-  step_seconds_ema_ = 0;
-  samples_ema_ = seconds_ema_ = 0;
-  prev_wall_ = 0;
+  progress_.reset();
+  recent_steps_.clear();
   last_sync_check_ = 0;
   last_checksums_.clear();
   first_rate_ = -1;
@@ -66,9 +65,11 @@ void LiveRun::begin_resume(const std::string& dir) {
 void LiveRun::abandon() { running_ = false; }
 
 double LiveRun::eta_seconds(int epochs) const {
-  const int64_t total = last_step_.steps_per_epoch * epochs;
-  return step_seconds_ema_ * static_cast<double>(std::max<int64_t>(0, total - last_step_.global_step));
+  if (progress_.steps() == 0) return 0;
+  return progress_.eta_seconds(last_step_.steps_per_epoch * epochs, controller_->pace());
 }
+
+double LiveRun::pace() const { return controller_->pace(); }
 
 void LiveRun::on_started(const RunStarted& e) {
   started_ = e;
@@ -83,14 +84,11 @@ void LiveRun::on_steps(const std::vector<StepMetrics>& batch) {
   }
   for (const auto& e : batch) {
     metrics_.add_step(e);
-    // Wall time between steps, not the step's own time: a demo pace, validation and pauses make
-    // the run slower than its steps, and the ETA and the rate should say so.
-    const double dt = prev_wall_ > 0 && e.wall_seconds > prev_wall_ ? e.wall_seconds - prev_wall_ : e.step_seconds;
-    prev_wall_ = e.wall_seconds;
-    step_seconds_ema_ = step_seconds_ema_ == 0 ? dt : 0.95 * step_seconds_ema_ + 0.05 * dt;
-    // Samples and seconds averaged apart: a short step counts for its few samples, not as a rate.
-    samples_ema_ = 0.95 * samples_ema_ + 0.05 * static_cast<double>(e.samples);
-    seconds_ema_ = 0.95 * seconds_ema_ + 0.05 * dt;
+    // The rate and the time left from training time: a demo pace and pauses are left out (the
+    // ETA follows the pace itself), validation counts towards the time left.
+    progress_.add(e);
+    recent_steps_.push_back(e);
+    if (recent_steps_.size() > kKeptSteps) recent_steps_.pop_front();
     if (started_.global_batch <= 0 || e.samples >= started_.global_batch) typical_step_ = e;
     if (e.sync_checked) {
       last_sync_check_ = e.global_step;

@@ -8,7 +8,10 @@
 #include <QObject>
 #include <QTimer>
 
+#include <deque>
+
 #include "mirror/train/events.h"
+#include "mirror/train/progress.h"
 #include "ui/run/event_types.h"
 #include "ui/run/run_metrics.h"
 
@@ -37,8 +40,16 @@ class LiveRun : public QObject {
   // The last step with a whole global batch: what a typical step looks like (an epoch's last,
   // partial step has smaller shards and fewer samples).
   const StepMetrics& typical_step() const { return typical_step_.global_step > 0 ? typical_step_ : last_step_; }
-  // Samples per second over the last few seconds of steps (not one step's).
-  double recent_samples_per_sec() const { return seconds_ema_ > 0 ? samples_ema_ / seconds_ema_ : 0; }
+  // Samples per second of training over the last few steps (not one step's): pace waits and
+  // pauses are not training and do not lower it (ProgressMeter).
+  double recent_samples_per_sec() const { return progress_.samples_per_sec(); }
+  // This session's steps counted the way mirrortrain counts them: the rate, the time left, the
+  // finish line's "N steps in T".
+  const ProgressMeter& progress() const { return progress_; }
+  // The last kKeptSteps steps as they arrived, with their timelines (the Strategy tab's trace
+  // export); a new run starts empty.
+  const std::deque<StepMetrics>& recent_steps() const { return recent_steps_; }
+  static constexpr size_t kKeptSteps = 200;
   // The step after which the replicas were last checked bit-identical; 0: not yet.
   int64_t last_sync_check() const { return last_sync_check_; }
   // Each replica's parameter checksum at that check (empty before one).
@@ -49,8 +60,11 @@ class LiveRun : public QObject {
   // What the model learned at each validation so far, in epoch order (a resumed run starts with
   // what was recorded; an epoch it redoes replaces the recorded one).
   const std::vector<Evaluation>& evaluations() const { return evaluations_; }
-  // Seconds left until `epochs` epochs are done, from a moving average of the step time.
+  // Seconds left until `epochs` epochs are done: the steps left at the recent time per step, pace
+  // waits and pauses left out, or at the controller's demo pace when that is slower.
   double eta_seconds(int epochs) const;
+  // The demo pace the run is held to, steps a second (0: full speed).
+  double pace() const;
   // Asks for a frame soon (a view changed how it draws: a theme, a log axis).
   void touch() { dirty_ = true; }
 
@@ -79,12 +93,12 @@ class LiveRun : public QObject {
   StepMetrics last_step_;
   RunFinished last_result_;
   std::vector<Evaluation> evaluations_;
+  TrainingController* controller_;
   bool running_ = false;
   bool dirty_ = false;
-  double step_seconds_ema_ = 0;
   StepMetrics typical_step_;
-  double samples_ema_ = 0, seconds_ema_ = 0;
-  double prev_wall_ = 0;  // the last step's wall_seconds
+  ProgressMeter progress_;
+  std::deque<StepMetrics> recent_steps_;
   int64_t last_sync_check_ = 0;
   std::vector<uint64_t> last_checksums_;
   double first_rate_ = -1;

@@ -209,6 +209,12 @@ void RunLauncher::next_sweep_run() {
   start_planned(std::move(*plan), [sweep = sweep_, config = std::move(config)] { return sweep->dataset_for(config); }, what);
 }
 
+int RunLauncher::sweep_position() const { return sweep_ ? static_cast<int>(sweep_->position()) : 0; }
+int RunLauncher::sweep_size() const { return sweep_ ? static_cast<int>(sweep_->size()) : 0; }
+QString RunLauncher::sweep_label() const {
+  return sweep_ && sweep_->position() > 0 ? QString::fromStdString(sweep_->label(sweep_->position())) : QString();
+}
+
 void RunLauncher::stop() {
   sweep_cancelled_ = sweeping();
   controller_->stop();

@@ -50,6 +50,11 @@ class RunLauncher : public QObject {
 
   bool running() const;
   bool sweeping() const { return sweep_ != nullptr; }
+  // The sweep's run now training, 1-based, of sweep_size(), and its label; 0, 0 and empty when no
+  // sweep is training.
+  int sweep_position() const;
+  int sweep_size() const;
+  QString sweep_label() const;
   void set_recording(bool on) { recording_ = on; }
   // The folder of the current or last recorded run; empty if none.
   const QString& run_dir() const { return run_dir_; }

@@ -10,10 +10,13 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFontMetricsF>
 #include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -45,16 +48,24 @@ namespace mirror::ui {
 
 namespace {
 
-
-
-QIcon swatch(const QColor& c) {
-  QPixmap pm(14, 14);
-  pm.fill(c);
+// Run `index`'s look for the table, which is the comparison's full legend: a piece of its line
+// (colour and dash pattern) with its validation marker on it.
+QIcon swatch(size_t index, bool dark) {
+  QPixmap pm(30, 14);
+  pm.fill(Qt::transparent);
+  QPainter p(&pm);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.setPen(run_pen(index, dark, 2));
+  p.drawLine(QPointF(0, 7), QPointF(30, 7));
+  p.drawImage(QPointF(15 - 4.5, 7 - 4.5), run_marker_image(index, dark, 9));
   return QIcon(pm);
 }
 
+bool failed(const RunRecord& r) { return r.status == "failed"; }
 
-
+// A run's training series knows its name whole and shortened, for the legend to choose.
+constexpr char kWholeName[] = "legend_whole_name";
+constexpr char kShortName[] = "legend_short_name";
 
 }  // namespace
 
@@ -97,6 +108,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 
   charts_[0] = new_chart_view("Loss");
   charts_[1] = new_chart_view("Accuracy");
+  for (QChartView* v : charts_) v->installEventFilter(this);
   table_ = new QTableWidget;
   table_->setObjectName("compare_table");
   table_->verticalHeader()->setVisible(false);
@@ -126,14 +138,15 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   set_runs({});
 }
 
-QColor CompareView::colour(size_t i) const { return palette_colour(i); }
+QColor CompareView::colour(size_t i) const { return palette_colour(i, dark_); }
 QTableWidget* CompareView::scaling_table() const { return scaling_page_->table(); }
 QLabel* CompareView::scaling_text() const { return scaling_page_->text(); }
 
 void CompareView::set_runs(std::vector<RunRecord> runs) {
   runs_ = std::move(runs);
   hint_->setText(runs_.empty() ? "Select runs in the list to compare them (Ctrl+click, Shift+click)."
-                               : QString("%1. Solid: training, smoothed per step; dashed: validation per epoch.")
+                               : QString("%1. Thick lines: training, smoothed per step; thin lines with markers: "
+                                         "validation per epoch. Each run has its own colour, dash pattern and marker, as the table shows.")
                                      .arg(QString::fromStdString(counted(static_cast<int64_t>(runs_.size()), "run"))));
   rebuild_curves();
   rebuild_table();
@@ -164,11 +177,13 @@ void CompareView::set_log_loss(bool on) {
 }
 
 void CompareView::set_dark(bool dark) {
+  dark_ = dark;
   for (QChartView* v : {charts_[0], charts_[1]}) {
     v->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     apply_chart_fonts(v->chart());
   }
   rebuild_curves();  // a theme recolours the series: give the runs their colours back
+  rebuild_table();   // and the swatches their theme's tone
   scaling_page_->set_dark(dark);
 }
 
@@ -188,6 +203,7 @@ void CompareView::rebuild_curves() {
   for (int m = 0; m < 2; ++m) {
     QChart* chart = charts_[m]->chart();
     chart->removeAllSeries();
+    chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // a piece of the run's line: its dashes too
     for (auto* axis : chart->axes()) {
       chart->removeAxis(axis);
       delete axis;
@@ -218,18 +234,27 @@ void CompareView::rebuild_curves() {
       y_hi = std::max(y_hi, p.y());
     };
     const int width = std::max(200, charts_[m]->width());
-    for (size_t i = 0; i < runs_.size(); ++i) {
+    // A failed run last, so that it is drawn over the others (a broken run hidden under the
+    // healthy one it diverged from is the lesson's point); its legend entry says it failed.
+    std::vector<size_t> order;
+    for (int pass = 0; pass < 2; ++pass)
+      for (size_t i = 0; i < runs_.size(); ++i)
+        if (failed(runs_[i]) == (pass == 1)) order.push_back(i);
+    for (const size_t i : order) {
       const RunRecord& r = runs_[i];
-      const QColor c = colour(i);
       const QVector<QPointF>& smoothed = curves[i].smoothed(metrics[m]);
       if (!smoothed.isEmpty()) x_max = std::max(x_max, smoothed.back().x());  // decimation may drop the last point
       const QVector<QPointF> points = decimate(smoothed, width / 2);
       for (const auto& p : points) extend(p);
       auto* train = new QLineSeries;
       const QString name = QString::fromStdString(r.display_name());
-      set_legend_name(train, name);
-      QPen pen(c, line_width_);
-      train->setPen(pen);
+      // Names that differ only at the end (run folders "20261203-144512-...") keep their ends.
+      const QString mark = failed(r) ? QString::fromUtf8("\u2715 failed: ") : QString();
+      const QString shown = elide_middle(name);
+      train->setProperty(kWholeName, mark + name);
+      train->setProperty(kShortName, mark + shown);
+      set_legend_name(train, mark + name);
+      train->setPen(run_pen(i, dark_, line_width_));
       train->replace(points);
       connect(train, &QXYSeries::hovered, charts_[m], [this, name, m](const QPointF& p, bool on) {
         if (!on) return QToolTip::hideText();
@@ -244,18 +269,22 @@ void CompareView::rebuild_curves() {
       const QVector<QPointF>& val_points = curves[i].val_epochs(metrics[m]);
       if (val_points.isEmpty()) continue;
       for (const auto& p : val_points) extend(p);
+      // Validation: a thin line through small markers of the run's own shape, so that it neither
+      // hides the training line nor depends on colour.
       auto* val = new QLineSeries;
-      set_legend_name(val, name + " (validation)");
-      pen.setStyle(Qt::DashLine);
-      val->setPen(pen);
+      set_legend_name(val, shown + " (validation)");
+      QPen thin(colour(i), std::max(1.0, line_width_ / 2));
+      val->setPen(thin);
+      const int marker = static_cast<int>(std::lround(2 * line_width_ + 3));
+      val->setMarkerSize(marker);
+      val->setLightMarker(run_marker_image(i, dark_, marker));
       val->setPointsVisible(true);
-      val->setMarkerSize(2 * line_width_ + 4);
       val->replace(val_points);
       chart->addSeries(val);
       val->attachAxis(x_axis);
       val->attachAxis(y_axis);
-      // One legend entry per run: the colour says which run, the dash says validation.
-      for (auto* marker : chart->legend()->markers(val)) marker->setVisible(false);
+      // One legend entry per run: the table beside the charts shows each run's line and marker.
+      for (auto* marker_item : chart->legend()->markers(val)) marker_item->setVisible(false);
     }
     if (!std::isfinite(y_lo)) {
       y_lo = 0;
@@ -273,6 +302,42 @@ void CompareView::rebuild_curves() {
     }
     set_nice_range(x_axis, x_max, /*whole=*/x_ == XAxis::kStep || x_ == XAxis::kSamples, /*round_up=*/false);
   }
+  fit_legends();
+}
+
+void CompareView::fit_legends() {
+  for (QChartView* v : charts_) {
+    QLegend* legend = v->chart()->legend();
+    // Each entry: its piece of line, a gap, its name, a gap (Qt's legend lays them out in one row).
+    const QFontMetricsF fm(legend->font());
+    const double room = v->chart()->size().width() - 16;
+    QList<QAbstractSeries*> named;
+    double whole = 0, shortened = 0;
+    for (QLegendMarker* marker : legend->markers()) {
+      // (Not marker->isVisible(): a hidden legend reports every marker hidden.)
+      if (!marker->series()->property(kWholeName).isValid()) continue;
+      named << marker->series();
+      const double entry = 2.5 * fm.height() + fm.averageCharWidth();
+      whole += entry + fm.horizontalAdvance(marker->series()->property(kWholeName).toString());
+      shortened += entry + fm.horizontalAdvance(marker->series()->property(kShortName).toString());
+    }
+    // Whole names where they fit, else both ends of each ("20261203-14…lr0.1-batch64"); where not
+    // even that fits, Qt would cut them to "l…": the table under the charts, whose swatches show
+    // each run's line and marker, is the legend then.
+    const char* use = whole <= room ? kWholeName : kShortName;
+    for (QAbstractSeries* series : named) {
+      const QString text = series->property(use).toString();
+      if (series->name() != text.toHtmlEscaped()) set_legend_name(series, text);
+    }
+    const bool fits = shortened <= room || whole <= room;
+    if (legend->isVisible() != fits) legend->setVisible(fits);
+  }
+}
+
+bool CompareView::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Resize && (watched == charts_[0] || watched == charts_[1]))
+    QMetaObject::invokeMethod(this, &CompareView::fit_legends, Qt::QueuedConnection);  // once the chart has its size
+  return QWidget::eventFilter(watched, event);
 }
 
 void CompareView::rebuild_scaling() {
@@ -292,7 +357,7 @@ void CompareView::rebuild_table() {
     for (size_t c = 0; c < t.rows[r].size(); ++c) {
       auto* item = read_only_cell(QString::fromStdString(t.rows[r][c]));
       if (c == 0) {
-        item->setIcon(swatch(colour(r)));
+        item->setIcon(swatch(r, dark_));
         item->setData(Qt::UserRole, colour(r));
         item->setToolTip(literal(QString::fromStdString(runs_[r].dir)));
       }

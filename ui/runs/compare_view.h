@@ -1,6 +1,7 @@
 #pragma once
-// Recorded runs overlaid on shared axes: loss and accuracy, training (smoothed, per step) solid
-// and validation (per epoch) dashed, one colour per run; a table of the settings that differ
+// Recorded runs overlaid on shared axes: loss and accuracy, training (smoothed, per step) thick
+// and validation (per epoch) thin with markers, each run in its own colour, dash pattern and
+// marker shape, a failed run drawn over the others; a table of the settings that differ
 // and the results; a scaling page (throughput, speed-up, where each step's time goes); export
 // as PNG, SVG or a one-page HTML/Markdown report with the charts embedded.
 
@@ -71,11 +72,15 @@ class CompareView : public QWidget {
   void rebuild_curves();
   void rebuild_table();
   void rebuild_scaling();
+  // Each chart's legend shown where every run's name fits whole, else hidden (the table is the legend).
+  void fit_legends();
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
   std::vector<RunRecord> runs_;
   XAxis x_ = XAxis::kStep;
   double smoothing_ = 0.9;
   bool log_loss_ = false;
+  bool dark_ = false;
   double line_width_ = 2.0;
   QComboBox* x_choice_;
   QDoubleSpinBox* smoothing_choice_;

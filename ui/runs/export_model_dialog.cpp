@@ -1,6 +1,7 @@
 #include "ui/runs/export_model_dialog.h"
 
 #include <QButtonGroup>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
@@ -14,16 +15,30 @@
 #include <QRadioButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "mirror/runs/export_run.h"
 #include "mirror/util/error.h"
 #include "ui/widgets/plain_text.h"
 
 namespace mirror::ui {
 
-ExportModelDialog::ExportModelDialog(const QString& run_dir, QWidget* parent) : QDialog(parent), run_dir_(run_dir) {
+ExportModelDialog::ExportModelDialog(const QString& run_dir, QWidget* parent)
+    : ExportModelDialog(QStringList{run_dir}, run_dir, parent) {}
+
+ExportModelDialog::ExportModelDialog(const QStringList& run_dirs, const QString& chosen, QWidget* parent)
+    : QDialog(parent), run_dir_(chosen) {
   setWindowTitle("Export model");
   auto* form = new QFormLayout;
-  form->addRow("Run", plain_label(QDir(run_dir).dirName()));
+  run_box_ = new QComboBox;
+  run_box_->setObjectName("export_run");
+  run_box_->setToolTip("The run whose trained model is exported");
+  QStringList dirs = run_dirs;
+  if (!chosen.isEmpty() && !dirs.contains(chosen)) dirs.prepend(chosen);
+  for (const QString& d : dirs) run_box_->addItem(QDir(d).dirName(), d);  // a combo box shows plain text
+  run_box_->setCurrentIndex(std::max(0, static_cast<int>(dirs.indexOf(chosen))));
+  if (run_dir_.isEmpty() && !dirs.isEmpty()) run_dir_ = dirs.front();
+  form->addRow("Run", run_box_);
 
   pytorch_ = new QRadioButton("PyTorch: model.pt (state dict for torch.load) and model.py (the architecture)");
   onnx_ = new QRadioButton("ONNX: model.onnx (opset 13), for ONNX Runtime and other runtimes");
@@ -39,7 +54,7 @@ ExportModelDialog::ExportModelDialog(const QString& run_dir, QWidget* parent) : 
   last_ = new QRadioButton("last checkpoint");
   best_ = new QRadioButton("best validation accuracy");
   last_->setChecked(true);
-  best_->setEnabled(QFileInfo::exists(QDir(run_dir).filePath("checkpoints/best.pt")));
+
   auto* weights = new QButtonGroup(this);
   weights->addButton(last_);
   weights->addButton(best_);
@@ -49,7 +64,7 @@ ExportModelDialog::ExportModelDialog(const QString& run_dir, QWidget* parent) : 
   weight_box->addStretch();
   form->addRow("Weights", weight_box);
 
-  folder_ = new QLineEdit(QDir(run_dir).filePath("export"));
+  folder_ = new QLineEdit;
   auto* browse = new QPushButton("Browse…");
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString d = QFileDialog::getExistingDirectory(this, "Export into", folder_->text());
@@ -74,6 +89,20 @@ ExportModelDialog::ExportModelDialog(const QString& run_dir, QWidget* parent) : 
   layout->addLayout(form);
   layout->addWidget(result_);
   layout->addWidget(buttons_);
+  run_picked(run_dir_);
+  connect(run_box_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    if (i >= 0) run_picked(run_box_->itemData(i).toString());
+  });
+}
+
+void ExportModelDialog::run_picked(const QString& dir) {
+  const QString old_default = QDir(run_dir_).filePath("export");
+  run_dir_ = dir;
+  const bool has_best = QFileInfo::exists(QDir(dir).filePath("checkpoints/best.pt"));
+  best_->setEnabled(has_best);
+  if (!has_best) last_->setChecked(true);
+  // A folder the person typed stays; the default follows the run.
+  if (folder_->text().isEmpty() || folder_->text() == old_default) folder_->setText(QDir(dir).filePath("export"));
 }
 
 bool ExportModelDialog::export_now() {

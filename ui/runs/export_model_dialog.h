@@ -5,6 +5,7 @@
 #include <QDialog>
 
 class QButtonGroup;
+class QComboBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
@@ -16,7 +17,14 @@ class ExportModelDialog : public QDialog {
   Q_OBJECT
  public:
   // `run_dir` holds run.json and checkpoints/.
-  ExportModelDialog(const QString& run_dir, QWidget* parent = nullptr);
+  explicit ExportModelDialog(const QString& run_dir, QWidget* parent = nullptr);
+  // The runs in `run_dirs` to pick from in the Run box, `chosen` picked first (added when not
+  // among them).
+  ExportModelDialog(const QStringList& run_dirs, const QString& chosen, QWidget* parent = nullptr);
+
+  // The run exported: the one picked in the Run box.
+  const QString& run_dir() const { return run_dir_; }
+  QComboBox* run_box() const { return run_box_; }
 
   QRadioButton* pytorch() const { return pytorch_; }
   QRadioButton* onnx() const { return onnx_; }
@@ -30,7 +38,11 @@ class ExportModelDialog : public QDialog {
   const QString& error() const { return error_; }
 
  private:
+  // Follows the Run box: best.pt there or not, the default folder under the run.
+  void run_picked(const QString& dir);
+
   QString run_dir_;
+  QComboBox* run_box_;
   QRadioButton* pytorch_;
   QRadioButton* onnx_;
   QRadioButton* last_;

@@ -288,6 +288,14 @@ std::vector<RunRecord> RunsBrowser::selected_runs() const {
   return out;
 }
 
+QString RunsBrowser::focused_run() const {
+  const auto selected = selected_runs();
+  const QString current = current_dir();
+  for (const auto& r : selected)
+    if (QString::fromStdString(r.dir) == current) return current;
+  return selected.empty() ? QString() : QString::fromStdString(selected.front().dir);
+}
+
 QString RunsBrowser::current_dir() const {
   const int row = table_->currentRow();
   return row >= 0 && table_->item(row, run_column::kName) ? table_->item(row, run_column::kName)->data(Qt::UserRole).toString() : QString();

@@ -44,6 +44,9 @@ class RunsBrowser : public QWidget {
   void select_runs(const QStringList& dirs);
   // The selected runs as last read, in table order.
   std::vector<RunRecord> selected_runs() const;
+  // The selected run the person points at: the current row when it is selected (the one clicked
+  // last, when several are), else the first selected; empty when none is selected.
+  QString focused_run() const;
   QStringList run_dirs() const;
 
   // The person's edits, also reachable from the table and buttons. Each writes meta.json and

@@ -7,9 +7,14 @@
 #include <QBoxSet>
 #include <QChart>
 #include <QChartView>
+#include <QCategoryAxis>
+#include <QComboBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedBarSeries>
@@ -17,11 +22,16 @@
 #include <QValueAxis>
 #include <QVBoxLayout>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <map>
 
 #include "mirror/util/words.h"
 #include "ui/widgets/chart_widgets.h"
+#include "ui/runs/reading_details.h"
 #include "ui/widgets/plain_text.h"
 
 namespace mirror::ui {
@@ -39,16 +49,49 @@ ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
   table_->setObjectName("scaling_table");
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setStretchLastSection(true);
-  text_ = plain_label({}, /*wrap=*/true);  // the reading names settings from run.json
-  text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  reading_ = new ReadingWithDetails;  // the paragraph in plain words, the figures behind "Details"
+  text_ = reading_->text();
+  whatif_chart_ = new_chart_view("What if: 1 to 512 devices");
+  whatif_chart_->setObjectName("scaling_whatif");
+  whatif_chart_->setMinimumHeight(200);
+  // Too narrow for a legend beside the throughput chart: the sentence under both gives the key.
+  whatif_chart_->chart()->legend()->setVisible(false);
+  link_choice_ = new QComboBox;
+  link_choice_->setObjectName("scaling_link");
+  link_choice_->addItem("as measured here", QString());
+  for (const LinkSpec& link : link_presets())
+    if (!link.from_run) link_choice_->addItem(QString::fromStdString(link.describe()), QString::fromStdString(link.name));
+  link_choice_->setToolTip("The link between devices that the prediction assumes");
+  prediction_text_ = plain_label({}, /*wrap=*/true);
+  prediction_text_->setObjectName("scaling_prediction");
+  prediction_text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  connect(link_choice_, &QComboBox::currentIndexChanged, this, [this] {
+    repredict();
+    redraw();
+  });
+  // The what-if beside the measured boxes, its link and sentence under both, then where the
+  // measured steps' time went.
   auto* charts = new QSplitter(Qt::Horizontal);
   charts->addWidget(throughput_chart_);
-  charts->addWidget(breakdown_chart_);
+  charts->addWidget(whatif_chart_);
+  charts->setSizes({1000, 1000});  // half each, whatever the charts' size hints
+  auto* whatif_words = new QWidget;
+  whatif_row_ = whatif_words;
+  auto* words_layout = new QVBoxLayout(whatif_words);
+  words_layout->setContentsMargins(0, 0, 0, 0);
+  auto* link_row = new QHBoxLayout;
+  link_row->addWidget(new QLabel("What if the devices were joined by"));
+  link_row->addWidget(link_choice_);
+  link_row->addStretch(1);
+  words_layout->addLayout(link_row);
+  words_layout->addWidget(prediction_text_);
   auto* content = new QWidget;
   auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(charts, 3);
-  layout->addWidget(text_);
+  layout->addWidget(whatif_words);
+  layout->addWidget(breakdown_chart_, 3);
+  layout->addWidget(reading_);
   layout->addWidget(table_, 1);
   auto* scroll = new QScrollArea;
   scroll->setWidget(content);
@@ -60,13 +103,75 @@ ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
   outer->addWidget(scroll);
 }
 
+namespace {
+
+// The what-if's model for a study: compute, update and overhead from the runs with the fewest
+// replicas (one device as it ran alone: on logical devices the others share its cores), the link
+// from every run's all-reduces. Throws DataError when no run recorded timelines.
+FittedModel fit_study(const std::vector<RunRecord>& runs) {
+  FittedModel pooled = fit_model(runs);
+  std::map<int, std::vector<RunRecord>> by_replicas;
+  for (const RunRecord& r : runs) {
+    try {
+      by_replicas[fit_model(r).measured_replicas].push_back(r);
+    } catch (const std::exception&) {
+      // a run without timelines: the pooled fit left it out too
+    }
+  }
+  if (by_replicas.empty()) return pooled;
+  FittedModel fewest = fit_model(by_replicas.begin()->second);
+  fewest.measured_link = pooled.measured_link;
+  fewest.measured_link_fitted = pooled.measured_link_fitted;
+  fewest.allreduce_points = pooled.allreduce_points;
+  return fewest;
+}
+
+// The predicted point for `devices`, nullptr when it was not predicted.
+const auto* predicted_at(const Prediction& prediction, int devices) {
+  for (const auto& p : prediction.points)
+    if (p.devices == devices) return &p;
+  return static_cast<decltype(&prediction.points.front())>(nullptr);
+}
+
+}  // namespace
+
 void ScalingPage::set_runs(const std::vector<RunRecord>& runs) {
   study_ = scaling_study(runs);
+  model_.reset();
+  fit_error_.clear();
+  if (has_study() && !study_.mixed) {
+    try {
+      model_ = fit_study(runs);
+    } catch (const std::exception& e) {
+      fit_error_ = e.what();
+    }
+  }
+  repredict();
   redraw();
 }
 
+void ScalingPage::repredict() {
+  prediction_.reset();
+  prediction_error_.clear();
+  if (!model_) return;
+  PredictOptions options;
+  options.scaling = Scaling::kStrong;  // a study's runs share their config, the global batch with it
+  options.devices = default_device_counts();
+  for (const auto& p : study_.points) options.devices.push_back(p.replicas);
+  std::sort(options.devices.begin(), options.devices.end());
+  options.devices.erase(std::unique(options.devices.begin(), options.devices.end()), options.devices.end());
+  const std::string chosen = link_choice_->currentData().toString().toStdString();
+  if (!chosen.empty()) options.link = find_link_preset(chosen);
+  try {
+    prediction_ = predict(*model_, options);
+  } catch (const std::exception& e) {
+    prediction_error_ = e.what();
+  }
+}
+
 void ScalingPage::set_dark(bool dark) {
-  for (QChartView* v : {throughput_chart_, breakdown_chart_})
+  dark_ = dark;
+  for (QChartView* v : {throughput_chart_, breakdown_chart_, whatif_chart_})
     v->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
   redraw();  // a theme recolours the series: give the phases their colours back
 }
@@ -76,10 +181,15 @@ bool ScalingPage::has_study() const { return study_.points.size() >= 2; }
 void ScalingPage::redraw() {
   const auto& points = study_.points;
   const bool same_replicas = points.size() == 1 && study_.runs.size() >= 2;
-  text_->setText(study_.mixed ? QString::fromStdString(study_.reading)
-                 : same_replicas ? "These runs all use the same number of replicas; the numbers below compare their speed only."
-                 : points.size() < 2 ? "Select two or more runs, ideally the same config on different device counts."
-                                      : QString::fromStdString(study_.reading + " " + study_.baseline + " " + study_.load));
+  if (study_.mixed) reading_->set_text(QString::fromStdString(study_.reading));
+  else if (same_replicas) reading_->set_text("These runs all use the same number of replicas; the numbers below compare their speed only.");
+  else if (points.size() < 2) reading_->set_text("Select two or more runs, ideally the same config on different device counts.");
+  else reading_->set_text(QString::fromStdString(study_.plain),
+                          QString::fromStdString(study_.reading + " " + study_.baseline + " " + study_.load));
+
+  whatif_row_->setVisible(has_study() && !study_.mixed);
+  whatif_chart_->setVisible(prediction_.has_value());
+  prediction_text_->setText(QString::fromStdString(prediction_words()));
 
   const QStringList header = {"replicas", "tries", "samples/s (median)", "slowest–fastest", "spread", "speed-up",
                               "ideal", "efficiency", "step ms", "compute ms", "all-reduce ms", "update ms", "other ms"};
@@ -139,6 +249,14 @@ void ScalingPage::redraw() {
                                  s.samples_per_sec_high));
     top = std::max({top, s.samples_per_sec_high, base * s.ideal_speedup});
   }
+  // The what-if at the measured counts, over the same categories.
+  std::vector<double> predicted_here;
+  if (prediction_)
+    for (const auto& s : points) {
+      const auto* p = predicted_at(*prediction_, s.replicas);
+      predicted_here.push_back(p ? p->samples_per_s : std::nan(""));
+      if (p) top = std::max(top, p->samples_per_s);
+    }
   attach(throughput, measured, "samples/s", top);
   QAbstractAxis* x_axis = throughput->axes(Qt::Horizontal)[0];
   QAbstractAxis* y_axis = throughput->axes(Qt::Vertical)[0];
@@ -150,6 +268,18 @@ void ScalingPage::redraw() {
   throughput->addSeries(ideal);
   ideal->attachAxis(x_axis);
   ideal->attachAxis(y_axis);
+  if (!predicted_here.empty()) {
+    auto* predicted = new QLineSeries;
+    predicted->setName("predicted");
+    predicted->setPen(QPen(palette_colour(1, dark_), 2, Qt::DotLine));
+    predicted->setPointsVisible(true);
+    for (size_t i = 0; i < predicted_here.size(); ++i)
+      if (std::isfinite(predicted_here[i])) predicted->append(static_cast<double>(i), predicted_here[i]);
+    predicted->setObjectName("scaling_predicted");
+    throughput->addSeries(predicted);
+    predicted->attachAxis(x_axis);
+    predicted->attachAxis(y_axis);
+  }
   // Scaling efficiency on its own axis, over the same categories.
   auto* efficiency = new QLineSeries;
   efficiency->setName("efficiency (%)");
@@ -193,6 +323,111 @@ void ScalingPage::redraw() {
   for (const auto& s : points) longest = std::max(longest, s.compute_ms + s.allreduce_ms + s.update_ms + s.other_ms);
   attach(breakdown, stacked, "ms per step", longest);
   for (QChart* chart : {throughput, breakdown}) apply_chart_fonts(chart);
+  draw_whatif();
+}
+
+std::string ScalingPage::prediction_words() const {
+  if (!has_study() || study_.mixed) return {};
+  if (!model_) return "No prediction: " + fit_error_;
+  if (!prediction_) return "No prediction over this link: " + prediction_error_;
+  const FittedModel& m = prediction_->model;
+  std::string words = fmt::format(
+      "What if: {} Fitted to {} step timelines of these runs: {:.1f} µs of compute per example (as {} computed), "
+      "{:.2f} ms for the update; the link: {}.",
+      prediction_->bound_sentence(), m.steps_used, 1e6 * m.compute_per_example_s,
+      counted(m.measured_replicas, "replica"), 1e3 * m.update_s, prediction_->comm.link.describe());
+  const bool logical = std::all_of(study_.points.begin(), study_.points.end(),
+                                   [](const auto& p) { return p.physical_devices == 1; });
+  words += " On the what-if chart: the line is the prediction, grey dashes perfect scaling, the dots the measured "
+           "medians (bars: slowest to fastest try)";
+  words += prediction_->communication_bound_from > 0 ? ", the dash-dot line where the all-reduce overtakes the compute." : ".";
+  if (logical && study_.points.size() >= 2)
+    words +=
+        " These replicas are logical devices sharing one machine's cores; the prediction gives every device the "
+        "compute it measured alone, as separate GPUs or machines would have, so the measured boxes fall below "
+        "the predicted line where the replicas shared cores.";
+  return words;
+}
+
+void ScalingPage::draw_whatif() {
+  QChart* chart = whatif_chart_->chart();
+  chart->removeAllSeries();
+  for (auto* axis : chart->axes()) {
+    chart->removeAxis(axis);
+    delete axis;
+  }
+  chart->legend()->setVisible(false);  // the sentence beside gives the key (a theme may bring it back)
+  if (!prediction_ || prediction_->points.empty()) return;
+  const auto& predicted_points = prediction_->points;
+  // Devices on a log-2 scale (x = log2 of the count), labelled at every third doubling so that the
+  // labels stay apart on a narrow chart.
+  const double most = predicted_points.back().devices;
+  auto* x = new QCategoryAxis;
+  x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+  for (int k = 0; (1 << k) <= most; k += 3) x->append(QString::number(1 << k), k);
+  x->setRange(-0.3, std::log2(most) + 0.3);
+  x->setTitleText("devices");
+  auto* y = new QLogValueAxis;
+  y->setBase(10);
+  y->setLabelFormat("%.0f");
+  y->setMinorTickCount(-1);
+  y->setTitleText("samples/s");
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  double low = INFINITY, high = 0;  // of the prediction and the measures: the y axis' range
+  auto add = [&](QXYSeries* series, bool sets_range) {
+    chart->addSeries(series);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    if (sets_range)
+      for (const QPointF& p : series->points()) {
+        low = std::min(low, p.y());
+        high = std::max(high, p.y());
+      }
+  };
+  auto* curve = new QLineSeries;
+  curve->setObjectName("whatif_predicted");
+  curve->setName("predicted");
+  curve->setPen(QPen(palette_colour(1, dark_), 2));
+  curve->setPointsVisible(true);
+  for (const auto& p : predicted_points)
+    if (p.samples_per_s > 0) curve->append(std::log2(p.devices), p.samples_per_s);
+  add(curve, true);
+  auto* ideal = new QLineSeries;
+  ideal->setName("perfect");
+  ideal->setPen(QPen(QColor(150, 150, 150), 1.5, Qt::DashLine));
+  const double one = predicted_points.front().samples_per_s / predicted_points.front().devices;
+  for (const auto& p : predicted_points) ideal->append(std::log2(p.devices), one * p.devices);
+  add(ideal, false);  // it leaves the top of the chart, as perfect scaling leaves any real curve
+  // The measured tries: the median as a dot, the slowest to the fastest as a bar through it.
+  auto* medians = new QScatterSeries;
+  medians->setObjectName("whatif_measured");
+  medians->setName("measured");
+  medians->setColor(palette_colour(0, dark_));
+  medians->setMarkerSize(9);
+  for (const auto& s : study_.points) medians->append(std::log2(s.replicas), s.samples_per_sec);
+  add(medians, true);
+  for (const auto& s : study_.points) {
+    if (s.samples_per_sec_high <= s.samples_per_sec_low) continue;
+    auto* range = new QLineSeries;
+    range->setPen(QPen(palette_colour(0, dark_), 2));
+    range->append(std::log2(s.replicas), s.samples_per_sec_low);
+    range->append(std::log2(s.replicas), s.samples_per_sec_high);
+    add(range, true);
+  }
+  if (!(high > 0)) return;
+  const double y_low = std::pow(10, std::floor(std::log10(low))), y_high = std::pow(10, std::ceil(std::log10(1.5 * high)));
+  y->setRange(y_low, y_high);
+  if (prediction_->communication_bound_from > 0) {
+    auto* bound = new QLineSeries;
+    bound->setObjectName("whatif_bound");
+    bound->setName(QString("comm.-bound from %1").arg(prediction_->communication_bound_from));
+    bound->setPen(QPen(palette_colour(3, dark_), 1.5, Qt::DashDotLine));
+    bound->append(std::log2(prediction_->communication_bound_from), y_low);
+    bound->append(std::log2(prediction_->communication_bound_from), y_high);
+    add(bound, false);
+  }
+  apply_chart_fonts(chart);
 }
 
 }  // namespace mirror::ui

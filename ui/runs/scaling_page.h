@@ -3,26 +3,35 @@
 // to the fastest) against perfect scaling with the efficiency, where each step's time goes
 // (compute, all-reduce, update, other), the numbers as a table, and a paragraph that reads them,
 // or says why they cannot be read (tries that disagree, a busy machine), with the baseline and
-// the load average the runs saw.
+// the load average the runs saw. Beside the measured boxes, the what-if (runs/predict.h): a model
+// fitted to the study's step timelines predicts the throughput at the measured counts and on
+// to 512 devices over a link the person picks, and a sentence says from which count the
+// all-reduce would take longer than the compute.
 
 #include <QWidget>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "mirror/runs/compare.h"
+#include "mirror/runs/predict.h"
 #include "mirror/runs/run_reader.h"
 
 class QChartView;
+class QComboBox;
 class QLabel;
 class QTableWidget;
 
 namespace mirror::ui {
 
+class ReadingWithDetails;
+
 class ScalingPage : public QWidget {
   Q_OBJECT
  public:
   explicit ScalingPage(QWidget* parent = nullptr);
-  // Measures `runs` (scaling_study) and redraws. GUI thread only.
+  // Measures `runs` (scaling_study), fits the what-if to their timelines and redraws. GUI thread only.
   void set_runs(const std::vector<RunRecord>& runs);
   void set_dark(bool dark);
   // Two or more runs: something to compare.
@@ -34,15 +43,40 @@ class ScalingPage : public QWidget {
   QChartView* breakdown_chart() const { return breakdown_chart_; }
   QTableWidget* table() const { return table_; }
   QLabel* text() const { return text_; }
+  // The paragraph with its "Details" toggle (H7: the technical figures one click away).
+  ReadingWithDetails* reading() const { return reading_; }
+
+  // The what-if. link_choice(): "as measured here" (the link the study's all-reduces showed),
+  // then the presets of link_presets(); choosing one predicts again. prediction(): the current
+  // one, nullopt when there is none (no study, or runs without timelines: prediction_text() says
+  // why). whatif_chart(): predicted samples/s from 1 to 512 devices, the measured medians on it.
+  QComboBox* link_choice() const { return link_choice_; }
+  QChartView* whatif_chart() const { return whatif_chart_; }
+  QLabel* prediction_text() const { return prediction_text_; }
+  const std::optional<Prediction>& prediction() const { return prediction_; }
 
  private:
   void redraw();
+  void repredict();          // prediction_ from model_ over the chosen link
+  void draw_whatif();
+  std::string prediction_words() const;  // the sentence under the charts: where it becomes communication-bound
+
+  bool dark_ = false;
 
   ScalingStudy study_;
+  std::optional<FittedModel> model_;   // fitted to the study's runs; nullopt: fit_error_ says why
+  std::string fit_error_;
+  std::optional<Prediction> prediction_;
+  std::string prediction_error_;
   QChartView* throughput_chart_;
   QChartView* breakdown_chart_;
   QTableWidget* table_;
-  QLabel* text_;
+  ReadingWithDetails* reading_;
+  QLabel* text_;  // reading_'s paragraph
+  QComboBox* link_choice_;
+  QChartView* whatif_chart_;
+  QLabel* prediction_text_;
+  QWidget* whatif_row_;  // the link to assume and the sentence, under the charts
 };
 
 }  // namespace mirror::ui

@@ -2,6 +2,8 @@
 
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QFrame>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -16,6 +18,7 @@
 
 #include "mirror/data/dataset.h"
 #include "mirror/model/presets.h"
+#include "mirror/model/softmax_output.h"
 #include "mirror/model/summary.h"
 #include "mirror/train/config.h"
 #include "mirror/util/error.h"
@@ -143,6 +146,38 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
   offer_ = new QPushButton;
   offer_->setObjectName("offer_preset");
   offer_->hide();
+  softmax_box_ = new QFrame;
+  softmax_box_->setObjectName("softmax_notice");
+  softmax_box_->setStyleSheet("#softmax_notice { background: #fff4d6; color: #4a3500; border: 1px solid #b07d00; }");
+  softmax_text_ = new QLabel;
+  softmax_text_->setTextFormat(Qt::PlainText);
+  softmax_text_->setWordWrap(true);
+  on_probabilities_ = new QPushButton("Train on probabilities (as Keras does)");
+  on_probabilities_->setObjectName("train_on_probabilities");
+  on_probabilities_->setToolTip("Keep the model as written; the loss takes the log of its probabilities, as Keras' "
+                                "from_logits=False does. The exported model outputs probabilities.");
+  drop_softmax_ = new QPushButton("Drop the softmax");
+  drop_softmax_->setObjectName("drop_softmax");
+  drop_softmax_->setToolTip("The last layer outputs raw scores (logits), which the loss expects. The exported model "
+                            "outputs logits too.");
+  {
+    auto* box = new QVBoxLayout(softmax_box_);
+    box->addWidget(softmax_text_);
+    auto* fixes = new QHBoxLayout;
+    fixes->addWidget(on_probabilities_);
+    fixes->addWidget(drop_softmax_);
+    fixes->addStretch();
+    box->addLayout(fixes);
+  }
+  softmax_box_->hide();
+  connect(on_probabilities_, &QPushButton::clicked, this, [this] {
+    set_spec(trained_on_probabilities(spec_));
+    mark_custom();
+  });
+  connect(drop_softmax_, &QPushButton::clicked, this, [this] {
+    set_spec(with_softmax_dropped(spec_));
+    mark_custom();
+  });
   connect(offer_, &QPushButton::clicked, this, [this] { Q_EMIT preset_chosen(offered_); });
   auto* layout = new QVBoxLayout(this);
   auto* top = new QHBoxLayout;
@@ -154,6 +189,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(hint_);
   layout->addWidget(status_);
   layout->addWidget(offer_, 0, Qt::AlignLeft);
+  layout->addWidget(softmax_box_);
   layout->addWidget(summary_, 3);
 
   connect(preset_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
@@ -222,7 +258,9 @@ void ModelPanel::set_spec(const ModelSpec& spec) {
 
 QStringList ModelPanel::open_model_file(const QString& path) {
   std::vector<std::string> notes;
-  set_spec(load_model_file(path.toStdString(), &notes));
+  ModelSpec spec = load_model_file(path.toStdString(), &notes);
+  spec.name = QFileInfo(path).completeBaseName().toStdString();
+  set_spec(spec);
   mark_custom();
   QStringList out;
   for (const auto& n : notes) out << QString::fromStdString(n);
@@ -236,7 +274,10 @@ void ModelPanel::set_config(const TrainConfig& config) {
   updating_ = false;
 }
 
-void ModelPanel::config(TrainConfig& into) const { into.model = spec_; }
+void ModelPanel::config(TrainConfig& into) const {
+  into.model = spec_;
+  if (preset_->currentText() == "custom") into.preset.clear();
+}
 
 void ModelPanel::set_input(const InputSpec& input, bool have_input) {
   input_ = input;
@@ -343,6 +384,7 @@ void ModelPanel::rebuild_from_table() {
 }
 
 void ModelPanel::analyse() {
+  show_softmax_notice();
   if (!have_input_) {
     status_->setText("Load a dataset to see the model's shapes.");
     summary_->clear();
@@ -365,6 +407,12 @@ void ModelPanel::analyse() {
   status_->setText(analysis_.ok() ? QString("%1 parameters; the model fits the data.").arg(analysis_.total_params)
                                   : QString("<span style='color:#c0392b'>%1</span>")
                                         .arg(QString::fromStdString(analysis_.describe_errors()).toHtmlEscaped()));
+}
+
+void ModelPanel::show_softmax_notice() {
+  const std::string notice = mirror::softmax_notice(spec_);
+  softmax_text_->setText(QString::fromStdString(notice));
+  softmax_box_->setVisible(!notice.empty());
 }
 
 void ModelPanel::show_hint(int row) {

@@ -27,13 +27,15 @@ class ModelPanel : public QWidget {
   // Shows the config's model, and its preset's name in the picker (custom when it has none);
   // emits neither preset_chosen() nor model_changed().
   void set_config(const TrainConfig& config);
-  // Writes the model as edited into `into.model`, leaving the rest of `into` as it is.
+  // Writes the model as edited into `into.model`, leaving the rest of `into` as it is but for its
+  // preset, cleared while the picker says custom (the model is no longer the preset's).
   void config(TrainConfig& into) const;
   // The model as edited; rows that do not parse are left out (and marked).
   ModelSpec spec() const { return spec_; }
   // Shows a spec (from a preset or a file); does not Q_EMIT model_changed().
   void set_spec(const ModelSpec& spec);
-  // Opens a model file, ours or Keras' model.to_json() output, shows it and marks the model custom.
+  // Opens a model file, ours or Keras' model.to_json() output, shows it and marks the model custom;
+  // the model takes the file's name (runs record it by that name, not by the preset before).
   // Returns what a Keras file held that was not imported (see keras_import.h); throws ConfigError
   // saying what is wrong with the file, leaving the model as it was.
   QStringList open_model_file(const QString& path);
@@ -50,6 +52,12 @@ class ModelPanel : public QWidget {
   void offer_preset(const QString& preset, const QString& dataset);
   QPushButton* offer_button() const { return offer_; }
   const QString& offered_preset() const { return offered_; }
+  // Shown while the model ends in softmax and would have it applied twice by the loss
+  // (softmax_output.h), with the two fixes as buttons; the teacher decides, nothing changes
+  // until one is pressed (each marks the model custom).
+  QWidget* softmax_notice() const { return softmax_box_; }
+  QPushButton* train_on_probabilities_button() const { return on_probabilities_; }
+  QPushButton* drop_softmax_button() const { return drop_softmax_; }
 
  Q_SIGNALS:
   void preset_chosen(const QString& name);
@@ -64,6 +72,8 @@ class ModelPanel : public QWidget {
   void mark_custom();
   // The selected row's type: its settings and their defaults.
   void show_hint(int row);
+  // Shows or hides the softmax notice for spec_.
+  void show_softmax_notice();
 
   QComboBox* preset_;
   QTableWidget* table_;
@@ -72,6 +82,10 @@ class ModelPanel : public QWidget {
   QLabel* status_;
   QPushButton* offer_;
   QString offered_;
+  QWidget* softmax_box_;
+  QLabel* softmax_text_;
+  QPushButton* on_probabilities_;
+  QPushButton* drop_softmax_;
   ModelSpec spec_;
   InputSpec input_;
   ModelAnalysis analysis_;

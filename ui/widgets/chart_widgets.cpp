@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLegend>
 #include <QPainter>
+#include <QPolygonF>
 #include <QScrollBar>
 #include <QTableWidget>
 #include <QValueAxis>
@@ -18,13 +19,96 @@
 namespace mirror::ui {
 
 namespace {
-// Tableau's ten colours: distinct for the usual handful of runs, and friendly to most colour vision.
-const QColor kPalette[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),  QColor(214, 39, 40),
-                           QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
-                           QColor(188, 189, 34),  QColor(23, 190, 207)};
+// Okabe, M. and Ito, K. (2008), "Color Universal Design (CUD): how to make figures and
+// presentations that are friendly to colorblind people", https://jfly.uni-koeln.de/color/ —
+// eight colours told apart with every common colour vision: black (0,0,0), orange (230,159,0),
+// sky blue (86,180,233), bluish green (0,158,115), yellow (240,228,66), blue (0,114,178),
+// vermillion (213,94,0), reddish purple (204,121,167).
+//
+// Ordered for a chart's background: yellow (1.3:1 on white) and black (1.6:1 on the dark theme)
+// cannot be among the first six on both themes, so the first six are blue, orange, bluish green,
+// reddish purple, sky blue and an ink colour (black on light, light grey on dark); vermillion
+// and yellow come seventh and eighth (vermillion sits close to orange for a deuteranope: the
+// line styles tell those two apart). Toned per theme to at least 3:1 against the plot (WCAG's
+// contrast for graphics) by moving HSL lightness only: on white, orange (230,159,0) -> (194,134,0)
+// and sky blue (86,180,233) -> (32,156,226); on the dark theme, blue (0,114,178) -> (0,127,198).
+// tests/ui/widgets/test_run_palette.cpp checks both sets under simulated colour blindness.
+const QColor kLightRuns[] = {QColor(0, 114, 178),  QColor(194, 134, 0),   QColor(0, 158, 115), QColor(204, 121, 167),
+                             QColor(32, 156, 226), QColor(0, 0, 0),       QColor(213, 94, 0),  QColor(161, 150, 13)};
+const QColor kDarkRuns[] = {QColor(0, 127, 198),  QColor(230, 159, 0),   QColor(0, 158, 115), QColor(204, 121, 167),
+                            QColor(86, 180, 233), QColor(230, 230, 230), QColor(213, 94, 0),  QColor(240, 228, 66)};
+static_assert(std::size(kLightRuns) == std::size(kDarkRuns));
+
+// Solid, dashed, dotted, dash-dot, dash-dot-dot, then long dashes and long dash-dots (custom
+// patterns, in pen widths) for the seventh and eighth.
+const Qt::PenStyle kRunLines[] = {Qt::SolidLine,      Qt::DashLine,       Qt::DotLine,        Qt::DashDotLine,
+                                  Qt::DashDotDotLine, Qt::CustomDashLine, Qt::CustomDashLine, Qt::CustomDashLine};
+const QList<qreal> kCustomDashes[] = {{8, 3}, {8, 3, 1, 3, 1, 3, 1, 3}, {1, 2, 1, 2, 6, 2}};
+
+constexpr double kPi = 3.14159265358979323846;
+
+const QScatterSeries::MarkerShape kRunMarkers[] = {
+    QScatterSeries::MarkerShapeCircle,   QScatterSeries::MarkerShapeRectangle, QScatterSeries::MarkerShapeTriangle,
+    QScatterSeries::MarkerShapeRotatedRectangle, QScatterSeries::MarkerShapeStar, QScatterSeries::MarkerShapePentagon};
 }  // namespace
 
-QColor palette_colour(size_t index) { return kPalette[index % std::size(kPalette)]; }
+QColor palette_colour(size_t index, bool dark) {
+  return (dark ? kDarkRuns : kLightRuns)[index % std::size(kLightRuns)];
+}
+
+Qt::PenStyle palette_line_style(size_t index) { return kRunLines[index % std::size(kRunLines)]; }
+
+QScatterSeries::MarkerShape palette_marker(size_t index) { return kRunMarkers[index % std::size(kRunMarkers)]; }
+
+QPen run_pen(size_t index, bool dark, double width) {
+  QPen pen(palette_colour(index, dark), width);
+  pen.setCapStyle(Qt::FlatCap);  // round caps would close a dotted line's gaps at projector widths
+  const Qt::PenStyle style = palette_line_style(index);
+  if (style == Qt::CustomDashLine) {
+    const size_t first_custom = 5;
+    pen.setDashPattern(kCustomDashes[(index % std::size(kRunLines)) - first_custom]);
+  } else {
+    pen.setStyle(style);
+  }
+  return pen;
+}
+
+QImage run_marker_image(size_t index, bool dark, int size) {
+  QImage image(size, size, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::transparent);
+  QPainter p(&image);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.setPen(Qt::NoPen);
+  p.setBrush(palette_colour(index, dark));
+  const double r = size / 2.0, c = size / 2.0;
+  auto polygon = [&](int corners, double rotate, bool star) {
+    QPolygonF poly;
+    const int points = star ? 2 * corners : corners;
+    for (int k = 0; k < points; ++k) {
+      const double a = rotate + 2 * kPi * k / points;
+      const double rr = star && k % 2 ? r * 0.45 : r;
+      poly << QPointF(c + rr * std::sin(a), c - rr * std::cos(a));
+    }
+    p.drawPolygon(poly);
+  };
+  switch (palette_marker(index)) {
+    case QScatterSeries::MarkerShapeRectangle: p.drawRect(QRectF(size * 0.1, size * 0.1, size * 0.8, size * 0.8)); break;
+    case QScatterSeries::MarkerShapeTriangle: polygon(3, 0, false); break;
+    case QScatterSeries::MarkerShapeRotatedRectangle: polygon(4, 0, false); break;
+    case QScatterSeries::MarkerShapeStar: polygon(5, 0, true); break;
+    case QScatterSeries::MarkerShapePentagon: polygon(5, 0, false); break;
+    default: p.drawEllipse(QRectF(0, 0, size, size)); break;
+  }
+  return image;
+}
+
+QString elide_middle(const QString& name, int max_chars, int keep) {
+  max_chars = std::max(max_chars, 2 * keep + 1);
+  if (name.size() <= max_chars) return name;
+  const int head = std::max(keep, (max_chars - 1) / 2);
+  const int tail = std::max(keep, max_chars - 1 - head);
+  return name.left(head) + QChar(0x2026) + name.right(tail);
+}
 
 void apply_chart_fonts(QChart* chart) {
   const QFont base = QApplication::font();

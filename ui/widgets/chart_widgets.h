@@ -3,6 +3,9 @@
 // read-only table cells, and tables as tall as their rows.
 
 #include <QColor>
+#include <QImage>
+#include <QPen>
+#include <QScatterSeries>
 #include <QString>
 
 #include <cstddef>
@@ -15,8 +18,21 @@ class QTableWidgetItem;
 
 namespace mirror::ui {
 
-// Tableau's ten colours, by run index (cycling): distinct for the usual handful of runs.
-QColor palette_colour(size_t index);
+// Run `index`'s colour (cycling through eight): Okabe and Ito's colour-blind-safe set, ordered
+// and toned so that the first six stay apart under deuteranopia and protanopia and stand out from
+// the chart's background in the light (`dark` false) and the dark theme alike.
+QColor palette_colour(size_t index, bool dark = false);
+// Run `index`'s second cue, so that colour is never the only one: its line's dash pattern (solid,
+// dashed, dotted, dash-dot, ...; the first six differ) and its markers' shape.
+Qt::PenStyle palette_line_style(size_t index);
+QScatterSeries::MarkerShape palette_marker(size_t index);
+// Run `index`'s marker drawn `size` pixels wide in its colour, for QXYSeries::setLightMarker.
+QImage run_marker_image(size_t index, bool dark, int size);
+// A pen for run `index`'s line: its colour and dash pattern, `width` wide.
+QPen run_pen(size_t index, bool dark, double width);
+// `name` as a legend shows it: whole up to `max_chars`, else its first and last characters
+// (at least `keep` of each: "20261203-14…lr0.1-batch64") around an ellipsis.
+QString elide_middle(const QString& name, int max_chars = 28, int keep = 8);
 // A chart view with `title`, no animation, the legend below, antialiased.
 QChartView* new_chart_view(const QString& title);
 // Title, axis labels and titles and legend of `chart` in the application's font (the title a

@@ -52,6 +52,12 @@ void LessonController::make_dock() {
   dock_->setWidget(panel_);
   window_->addDockWidget(Qt::RightDockWidgetArea, dock_);
   connect(panel_, &LessonPanel::run_requested, this, &LessonController::start);
+  // Closing the lesson takes its banner with it: opening the lesson cleared the banner, so what
+  // it says now is the lesson's (a run that failed, one that could not start). Hidden by its
+  // window being minimised or another dock's tab is not closed: the dock is not hidden then.
+  connect(dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (!visible && dock_->isHidden()) window_->error_banner()->setVisible(false);
+  });
   connect(panel_, &LessonPanel::compare_requested, this, [this] {
     window_->compare_view()->set_x_axis(lesson_axis(panel_->lesson()));
     window_->compare_runs(dirs_);

@@ -25,7 +25,8 @@ class LessonController : public QObject {
   Q_OBJECT
  public:
   // Lessons in `window` (which outlives this): its launcher trains them, its Runs page compares
-  // them, its banner says what went wrong (through problem()). GUI thread only.
+  // them, its banner says what went wrong (through problem()), and the banner goes when the
+  // lesson's dock is closed. GUI thread only.
   explicit LessonController(MainWindow* window);
 
   // Opens a lesson (a name as Help → Lessons… lists it, or the path of a lesson's .json file) in

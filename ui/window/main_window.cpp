@@ -37,6 +37,7 @@
 #include "ui/window/lesson_controller.h"
 #include "ui/window/presentation.h"
 #include "ui/window/status_line.h"
+#include "ui/window/sweep_progress.h"
 #include "ui/window/window_settings.h"
 
 namespace mirror::ui {
@@ -114,6 +115,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   setCentralWidget(split);
 
   status_line_ = new StatusLine(statusBar());
+  statusBar()->addPermanentWidget(new SweepProgress(launcher_));  // "Run 4 of 9" while a sweep trains
   status_ = status_line_->line();
   blocked_ = status_line_->blocked();
   connect(quit_, &QuitAndResume::status, status_, &QLabel::setText);

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
@@ -19,6 +20,7 @@
 #include "mirror/runs/sweep.h"
 #include "mirror/util/version.h"
 #include "ui/classroom/learned_view.h"
+#include "ui/classroom/strategy_view.h"
 #include "ui/live/live_page.h"
 #include "ui/run/live_run.h"
 #include "ui/run/run_launcher.h"
@@ -142,6 +144,22 @@ void MainWindow::build_actions() {
   learning_rate_chart_->setCheckable(true);
   learning_rate_chart_->setToolTip("Shows the rate each step used; turns on by itself when a run's rate changes.");
   connect(learning_rate_chart_, &QAction::triggered, live_page_, &LivePage::show_learning_rate);
+  // Space steps the Strategy tab whatever has focus on it: a shortcut of the page, so that the
+  // Mode box or a button there, which take Space themselves as key presses, never see it (the
+  // Mode box opened instead). Elsewhere Space stays the focused widget's (a check box, a button).
+  auto* step = new QAction("Next step (Strategy tab, step by step)", strategy_);
+  step->setObjectName("strategy_step");
+  step->setShortcut(QKeySequence(Qt::Key_Space));
+  step->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  strategy_->addAction(step);
+  connect(step, &QAction::triggered, strategy_, &StrategyView::next_step);
+  // A page chosen (a click on its tab, Page Down in a presentation) takes the focus with it, so
+  // that Space reaches it at once; the focus stays in the settings where a person is editing.
+  connect(views_, &QTabWidget::currentChanged, this, [this] {
+    QWidget* focus = QApplication::focusWidget();
+    if (views_->currentWidget() == strategy_ && !(focus && (strategy_->isAncestorOf(focus) || tabs_->isAncestorOf(focus))))
+      strategy_->setFocus(Qt::OtherFocusReason);
+  });
   auto* help = menuBar()->addMenu("&Help");
   help->addAction("Getting started", QKeySequence::HelpContents, this,
                   [this] { HelpDialog(HelpDialog::Page::kGettingStarted, this, this).exec(); });
@@ -191,7 +209,7 @@ void MainWindow::set_dark(bool dark) {
 }
 
 void MainWindow::set_projector(bool on) {
-  apply_font_scale(*qApp, on ? 1.6 : 1.0);
+  apply_font_scale(*qApp, on ? projector_font_scale(*qApp, screen() ? screen()->geometry().height() : 0) : 1.0);
   live_page_->set_line_width(on ? 4.0 : 2.0);
   live_page_->set_projector(on);
   compare_->set_line_width(on ? 4.0 : 2.0);
@@ -265,13 +283,15 @@ void MainWindow::open_keras_model(const QString& path) {
 }
 
 void MainWindow::export_model() {
-  QString dir;
-  const auto selected = browser_->selected_runs();
-  if (selected.size() == 1) dir = QString::fromStdString(selected.front().dir);
-  else if (!run_dir().isEmpty()) dir = run_dir();
-  else dir = QFileDialog::getExistingDirectory(this, "Export the model of which run? (a folder holding run.json)", browser_->root());
-  if (dir.isEmpty()) return;
-  ExportModelDialog dialog(dir, this);
+  // The run selected on the Runs page (the one clicked last, when several are compared), else the
+  // one trained last; the dialog's Run box offers every other run.
+  QString dir = browser_->focused_run();
+  if (dir.isEmpty()) dir = run_dir();
+  const QStringList dirs = browser_->run_dirs();
+  if (dir.isEmpty() && dirs.isEmpty())
+    dir = QFileDialog::getExistingDirectory(this, "Export the model of which run? (a folder holding run.json)", browser_->root());
+  if (dir.isEmpty() && dirs.isEmpty()) return;
+  ExportModelDialog dialog(dirs, dir, this);
   if (dialog.exec() != QDialog::Accepted || dialog.written().isEmpty()) return;
   QStringList names;
   for (const auto& f : dialog.written()) names << QFileInfo(f).fileName();

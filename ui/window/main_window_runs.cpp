@@ -82,7 +82,7 @@ void MainWindow::on_frame() {
 void MainWindow::on_finished(const RunFinished& e) {
   pause_->setChecked(false);
   const bool meant_failure = lessons_->run_ended(e);  // the Lesson dock says how a lesson's run went
-  status_line_->show_finished(e, run_dir());
+  status_line_->show_finished(e, *launcher_->live(), run_dir());
   if (e.status == RunStatus::kFailed)
     show_error(QString::fromStdString(e.message), meant_failure ? "The run failed, as the lesson means it to:" : "The run failed.");
   update_train_enabled();

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "mirror/train/events.h"
+#include "mirror/train/progress.h"
 #include "mirror/util/words.h"
 #include "ui/run/live_run.h"
 #include "ui/widgets/plain_text.h"
@@ -34,11 +35,7 @@ class ElidedLabel : public QLabel {
   }
 };
 
-QString clock(double seconds) {
-  const int s = static_cast<int>(seconds + 0.5);
-  return s >= 3600 ? QString("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'))
-                   : QString("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
-}
+QString clock(double seconds) { return QString::fromStdString(clock_text(seconds)); }
 
 QString words(const std::string& s) { return QString::fromStdString(s); }
 }  // namespace
@@ -71,21 +68,23 @@ void StatusLine::show_started(const RunStarted& e) {
 void StatusLine::show_step(const LiveRun& live, int planned_epochs, bool paused) {
   const StepMetrics& step = live.last_step();
   const int epochs = live.started().epochs > 0 ? live.started().epochs : planned_epochs;  // a resumed run has its own
+  // The rate is of training (pace waits and pauses are not); the time left follows the pace.
+  const double pace = live.pace();
+  const QString rate = QString::fromStdString(whole_number_text(live.recent_samples_per_sec())) + " samples/s" +
+                       (pace > 0 ? QString(" while training, paced at %1 steps/s").arg(pace, 0, 'g', 3) : QString());
   if (live.running())
-    line_->setText(QString("Epoch %1/%2 · step %3/%4 · %5 samples/s · ETA %6%7")
+    line_->setText(QString("Epoch %1/%2 · step %3/%4 · %5 · ETA %6%7")
                        .arg(step.epoch).arg(epochs).arg(step.step).arg(step.steps_per_epoch)
-                       .arg(live.recent_samples_per_sec(), 0, 'f', 0).arg(clock(live.eta_seconds(epochs)))
+                       .arg(rate).arg(clock(live.eta_seconds(epochs)))
                        .arg(paused ? " · paused" : ""));
   progress_->setValue(static_cast<int>(100 * step.step / std::max<int64_t>(1, step.steps_per_epoch)));
 }
 
-void StatusLine::show_finished(const RunFinished& e, const QString& run_dir) {
+void StatusLine::show_finished(const RunFinished& e, const LiveRun& live, const QString& run_dir) {
   switch (e.status) {
     case RunStatus::kFinished:
-      line_->setText(QString("Finished: %1 steps in %2, %3 samples/s.%4")
-                         .arg(e.steps)
-                         .arg(clock(e.seconds))
-                         .arg(e.train_samples_per_sec, 0, 'f', 0)
+      line_->setText(QString("Finished: %1.%2")
+                         .arg(QString::fromStdString(progress_summary(live.progress(), e.steps)))
                          .arg(run_dir.isEmpty() ? QString() : " Recorded in " + run_dir));
       break;
     case RunStatus::kStopped:

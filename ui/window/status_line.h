@@ -35,8 +35,9 @@ class StatusLine : public QObject {
   // `live`'s newest step: epoch, step, throughput and time left while it trains, and the epoch's
   // progress. `planned_epochs` counts for a run that does not say its own.
   void show_step(const LiveRun& live, int planned_epochs, bool paused);
-  // How the run ended; `run_dir` is where it was recorded (empty: it was not).
-  void show_finished(const RunFinished& e, const QString& run_dir);
+  // How the run ended, in `live`'s numbers (steps, training time and rate of this session, time
+  // waiting for the pace and paused); `run_dir` is where it was recorded (empty: it was not).
+  void show_finished(const RunFinished& e, const LiveRun& live, const QString& run_dir);
   void show_sweep_finished(int done, int total, bool cancelled);
 
  private:

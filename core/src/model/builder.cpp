@@ -176,6 +176,7 @@ torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>&
   throw std::logic_error("unknown op kind");
 }
 bool is_relu(const Op& op) { return op.kind == OpKind::kActivation && op.layer.activation == Activation::kRelu; }
+bool is_softmax(const Op& op) { return op.kind == OpKind::kActivation && op.layer.activation == Activation::kSoftmax; }
 bool is_valid_pool1d(const Op& op) { return op.kind == OpKind::kMaxPool && op.spatial == 1 && !op.layer.same_padding; }
 
 // Ops that may run on a (B, steps, channels) tensor inside a channels-last stretch: 1-D
@@ -260,6 +261,11 @@ torch::nn::Sequential build_model(const ModelAnalysis& analysis, c10::optional<a
         op.kind == OpKind::kEmbedding)
       channels_first = false;
     auto module = op_module(op, dropout_generator, cpu_kernels);
+    if (analysis.train_on_probabilities && i + 1 == ops.size() && is_softmax(op)) {
+      // Trained on probabilities (layer_spec.h): log(softmax(x)) computed as log_softmax, so that
+      // the loss's own log_softmax leaves it as it is and the loss is -log p of the true class.
+      module = torch::nn::AnyModule(torch::nn::Functional([](torch::Tensor x) { return torch::log_softmax(x, -1); }));
+    }
     if (op.name.empty()) seq->push_back(std::move(module));
     else seq->push_back(op.name, std::move(module));
     ++i;

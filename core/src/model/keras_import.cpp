@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "mirror/model/softmax_output.h"
 #include "mirror/util/error.h"
 
 namespace mirror {
@@ -194,8 +195,11 @@ ModelSpec from_keras(const nlohmann::json& j, std::vector<std::string>* notes) {
   if (config.is_object() && config.contains("name") && config.at("name").is_string()) spec["name"] = config.at("name");
   note("weights start as Keras initialises them by default (Glorot-uniform kernels, zero biases, "
        "uniform(-0.05, 0.05) embeddings); the file holds no trained weights");
+  ModelSpec model = model_from_json(spec);
+  // The window shows this one apart, with its fixes: it decides whether the model learns at all.
+  if (const std::string softmax = softmax_notice(model); !softmax.empty()) note(softmax);
   if (notes) *notes = std::move(said);
-  return model_from_json(spec);
+  return model;
 }
 }  // namespace
 

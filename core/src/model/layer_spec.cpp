@@ -163,6 +163,7 @@ nlohmann::json to_json(const ModelSpec& spec) {
   }
   nlohmann::json j = {{"name", spec.name}, {"layers", std::move(layers)}};
   if (spec.initializer != "torch") j["initializer"] = spec.initializer;
+  if (spec.train_on_probabilities) j["train_on_probabilities"] = true;
   return j;
 }
 
@@ -177,6 +178,11 @@ ModelSpec model_from_json_unchecked(const nlohmann::json& j) {
         (j.at("initializer").get<std::string>() != "torch" && j.at("initializer").get<std::string>() != "keras"))
       throw ConfigError("model: \"initializer\" must be \"torch\" or \"keras\"");
     spec.initializer = j.at("initializer").get<std::string>();
+  }
+  if (j.contains("train_on_probabilities")) {
+    if (!j.at("train_on_probabilities").is_boolean())
+      throw ConfigError("model: \"train_on_probabilities\" must be true or false");
+    spec.train_on_probabilities = j.at("train_on_probabilities").get<bool>();
   }
   const auto& layers = j.at("layers");
   if (layers.empty()) throw ConfigError("model: the layer list is empty");

@@ -164,6 +164,7 @@ ModelAnalysis analyze(const ModelSpec& spec, const InputSpec& input) {
   ModelAnalysis a;
   a.input_shape = input.shape;
   a.initializer = spec.initializer;
+  a.train_on_probabilities = spec.train_on_probabilities;
   std::map<std::string, int> seen;
   std::set<std::string> given;  // the names the spec gives; automatic names keep clear of them
   for (const auto& l : spec.layers) given.insert(l.name);

@@ -253,6 +253,7 @@ ScalingStudy scaling_study(const std::vector<RunRecord>& runs) {
     s.reading = fmt::format("These runs differ in more than their devices ({}), so they are not one scaling study: "
                             "compare them on the curves page, or select the runs of one setting.",
                             fmt::join(keys, ", "));
+    s.plain = s.reading;
     return s;
   }
   s.runs = scaling_rows(runs);
@@ -319,6 +320,10 @@ ScalingStudy scaling_study(const std::vector<RunRecord>& runs) {
                                  100 * worst->spread));
   }
   if (!doubts.empty()) {
+    s.plain = s.busy ? "Other programs were using the computer while these runs were timed, so their speeds say more "
+                       "about those programs than about the replicas. Close other programs and run the study again."
+                     : "Timing the same setting twice gave quite different speeds, so small differences here mean "
+                       "nothing. Run the study again with more tries or longer runs.";
     s.reading = fmt::format("{} So these numbers cannot be explained yet: run the study again on a quiet machine, "
                             "with more tries or more steps per run.",
                             fmt::join(doubts, " "));
@@ -329,7 +334,40 @@ ScalingStudy scaling_study(const std::vector<RunRecord>& runs) {
                                 "study with several tries before trusting them. "
                               : fmt::format("Medians of the tries, which agreed within {:.0f}%. ", 100 * s.largest_spread);
   s.reading += explain_scaling(s.points);
+  s.plain = (s.measured_once ? "Each setting was timed once, so treat these numbers as rough. " : "") +
+            explain_scaling_plainly(s.points);
   return s;
+}
+
+std::string explain_scaling_plainly(const std::vector<ScalingPoint>& points) {
+  if (points.size() < 2) return {};
+  const ScalingPoint& a = points.front();
+  const ScalingPoint& b = points.back();
+  const std::string speed =
+      b.speedup >= 1.05   ? fmt::format("{:.1f} times as fast", b.speedup)
+      : b.speedup > 0.95 ? std::string("about as fast")
+                         : fmt::format("slower: {:.0f}% of the speed", 100 * b.speedup);
+  std::string out = fmt::format("With {} the model trained on {:.0f} examples a second; with {}, {:.0f}: {}. ",
+                                counted(a.replicas, "replica"), a.samples_per_sec, counted(b.replicas, "replica"),
+                                b.samples_per_sec, speed);
+  if (b.physical_devices == a.physical_devices)
+    out += "All the replicas share the same processor, so more of them split the same work rather than adding "
+           "computing power: keeping the speed is the best they can do. ";
+  else
+    out += fmt::format("Perfect scaling would be {:.1f} times as fast. ", b.ideal_speedup);
+  if (b.efficiency > 1.1)
+    out += fmt::format("It got faster all the same because one replica alone left part of the processor idle; {} "
+                       "working side by side kept it busy. ",
+                       counted(b.replicas, "replica"));
+  const double wait = b.allreduce_ms + b.other_ms;
+  if (b.step_ms > 0 && wait > 0.25 * b.step_ms)
+    out += fmt::format("Each step the replicas wait for one another and add up what they learned before anyone "
+                       "may go on: with {} that took {:.1f} of every {:.1f} ms.",
+                       counted(b.replicas, "replica"), wait, b.step_ms);
+  else if (b.step_ms > 0)
+    out += fmt::format("Most of each step ({:.1f} of {:.1f} ms with {}) is the computing itself.", b.compute_ms, b.step_ms,
+                       counted(b.replicas, "replica"));
+  return out;
 }
 
 std::string explain_scaling(const std::vector<ScalingPoint>& points) {

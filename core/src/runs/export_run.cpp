@@ -77,7 +77,11 @@ ExportResult export_run(const std::string& run_dir, const ExportOptions& options
   if (!analysis.ok())
     throw ConfigError(fmt::format("{}: the recorded model does not fit its dataset any more: {}", run_dir,
                                   analysis.describe_errors()));
-  torch::nn::Sequential model = build_model(analysis);
+  // The model as exported computes what the model file says: a final softmax gives probabilities
+  // (training on probabilities takes its log, an extra the exported model does not carry).
+  ModelAnalysis as_written = analysis;
+  as_written.train_on_probabilities = false;
+  torch::nn::Sequential model = build_model(as_written);
   {
     // The checkpoint's flat vector holds the parameters in the model's order, one after another.
     torch::NoGradGuard no_grad;

@@ -166,6 +166,22 @@ class CompareViewTest : public QObject {
     QVERIFY(!view.export_report(tmp_.filePath("no/such/folder/report.html")));
   }
 
+  // A legend never cuts a run's name to a stub: whole names where they fit, else hidden (the
+  // table beside the charts shows each run's line and marker).
+  void legendsShowWholeNamesOrNone() {
+    std::vector<RunRecord> runs;
+    for (const auto& d : runs_) runs.push_back(read_run(d.toStdString()));
+    CompareView view;
+    view.resize(1600, 800);
+    view.show();
+    view.set_runs(runs);
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTRY_VERIFY(view.loss_chart()->chart()->legend()->isVisible());
+    view.resize(500, 800);
+    QTRY_VERIFY(!view.loss_chart()->chart()->legend()->isVisible());
+    QVERIFY(!view.table()->item(0, 0)->icon().isNull());
+  }
+
   // Runs that differ only in learning rate are not a scaling study: the report has no Scaling
   // section (it used to add one, with efficiencies of runs on the same devices).
   void reportOfRunsOnTheSameDevicesHasNoScalingSection() {

@@ -113,8 +113,14 @@ class SweepsTest : public QObject {
     QCOMPARE(w.compare_view()->scaling_table()->item(0, 0)->text(), QString("1"));
     QCOMPARE(w.compare_view()->scaling_table()->item(2, 0)->text(), QString("4"));
     QCOMPARE(w.compare_view()->scaling_table()->item(2, 1)->text(), QString::number(kScalingTries));
-    const QString reading = w.compare_view()->scaling_text()->text();
-    qInfo("scaling study: %s", qPrintable(reading));
+    // The paragraph in a student's words; the figures (threads, medians, load) one click away.
+    const QString plain_words = w.compare_view()->scaling_text()->text();
+    qInfo("scaling study: %s", qPrintable(plain_words));
+    QVERIFY2(!plain_words.isEmpty() && !plain_words.contains("intra-op") && !plain_words.contains("load average", Qt::CaseInsensitive),
+             qPrintable(plain_words));
+    auto* details = w.compare_view()->findChild<QLabel*>("reading_details");
+    QVERIFY(details);
+    const QString reading = details->text();
     QVERIFY2(reading.contains("Baseline: 1 replica") && reading.contains("median of 3 tries") &&
                  reading.contains("Load average (1 minute)"),
              qPrintable(reading));

@@ -8,7 +8,8 @@
 namespace mirror {
 
 // Builds the model as a torch::nn::Sequential that takes a batch in Keras layout (B, ...) and
-// returns logits (B, classes); layout changes for LibTorch's channels-first convolutions are
+// returns logits (B, classes) (log-probabilities when the analysis trains on probabilities and the
+// model ends in a softmax: see ModelSpec::train_on_probabilities); layout changes for LibTorch's channels-first convolutions are
 // inserted where needed. Parameters are initialised from LibTorch's default generator: seed it
 // first for reproducible weights. Throws ConfigError if `analysis` is not ok().
 // Dropout layers draw from `dropout_generator` when given (one per replica keeps runs

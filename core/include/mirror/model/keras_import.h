@@ -21,7 +21,9 @@ bool is_keras_model_json(const nlohmann::json& j);
 // with its index, name and class, and says which layers are supported. Settings that only affect
 // training in Keras (initialisers, regularisers, constraints, dtype, trainable) are not
 // imported; each kind is listed once in `notes`, as is the InputLayer's shape (the dataset
-// decides the input here). Pure; never throws anything but ConfigError.
+// decides the input here). A model that ends in softmax (as Keras models trained with
+// from_logits=False do) is imported as written, with softmax_notice() (softmax_output.h) last
+// in `notes`: the caller offers the fixes. Pure; never throws anything but ConfigError.
 ModelSpec model_from_keras_json(const nlohmann::json& j, std::vector<std::string>* notes = nullptr);
 
 }  // namespace mirror

@@ -52,6 +52,13 @@ struct ModelSpec {
   // Weight initialisation: "torch" (LibTorch's defaults) or "keras" (Embedding uniform(-0.05,
   // 0.05), Conv/Dense kernels Glorot-uniform, biases zero), for presets that reproduce Keras.
   std::string initializer = "torch";
+  // What the engine's loss (cross-entropy, which expects logits and applies a softmax itself) is
+  // given when the model ends in a softmax (softmax_output.h). false: the output as it is, so the
+  // softmax is applied twice (the Keras tutorial's bug). true: the output taken as probabilities,
+  // as Keras' categorical cross-entropy with from_logits=False takes them: training computes the
+  // final softmax as log_softmax, so the loss is -log(probability of the true class). The model,
+  // its parameters and its export are the same either way (the export outputs probabilities).
+  bool train_on_probabilities = false;
 };
 
 // Keras' class name of a layer kind ("Conv1D", "MaxPooling1D", ...).

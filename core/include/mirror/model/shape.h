@@ -34,6 +34,7 @@ struct LayerReport {
 struct ModelAnalysis {
   std::vector<int64_t> input_shape;  // the input the analysis was made for (Keras layout)
   std::string initializer = "torch";  // copied from the spec
+  bool train_on_probabilities = false;  // copied from the spec (layer_spec.h)
   std::vector<LayerReport> layers;
   int64_t total_params = 0;
   int64_t trainable_params = 0;

@@ -82,6 +82,10 @@ struct ScalingStudy {
   std::string baseline;               // which run is the baseline and the threads it and the others used
   std::string load;                   // the load average the runs saw, in words (always said)
   std::string reading;                // the explanation, or why the numbers cannot be explained
+  // The reading in words a student follows (no threads, load averages or medians): what got
+  // faster or slower and why, or why these numbers cannot be trusted. reading, baseline and load
+  // are its details.
+  std::string plain;
 };
 inline constexpr double kNoisySpread = 0.2;
 // Other programs using this many cores (or a tenth of the machine, if more) make a machine busy.
@@ -94,5 +98,7 @@ std::vector<std::vector<RunRecord>> scaling_groups(const std::vector<RunRecord>&
 // A few sentences reading the points: where the time goes as replicas are added and why the
 // speed-up is what it is. Empty for fewer than two points.
 std::string explain_scaling(const std::vector<ScalingPoint>& points);
+// The same in words a student follows: the speeds, the speed-up, and where the time went.
+std::string explain_scaling_plainly(const std::vector<ScalingPoint>& points);
 
 }  // namespace mirror

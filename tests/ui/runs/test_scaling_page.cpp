@@ -1,0 +1,140 @@
+// The scaling page's what-if, on Qt's offscreen platform: beside the measured boxes of a study on
+// 1 and 2 logical devices, the curve predicted from the runs' step timelines (at the measured
+// counts and on to 512 devices), a link to choose, and the sentence that says where the run
+// becomes communication-bound; runs recorded without timelines say why there is no prediction.
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QDir>
+#include <QLabel>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+
+#include "../ui_test_helpers.h"
+#include "mirror/runs/predict.h"
+#include "mirror/runs/run_reader.h"
+#include "ui/runs/scaling_page.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+namespace {
+QXYSeries* series_named(QChartView* view, const QString& object_name) {
+  for (QAbstractSeries* s : view->chart()->series())
+    if (s->objectName() == object_name) return qobject_cast<QXYSeries*>(s);
+  return nullptr;
+}
+}  // namespace
+
+class ScalingPageTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir tmp_;
+  std::vector<RunRecord> runs_;  // the same config on 1 and 2 logical devices
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(tmp_.isValid());
+    const QString root = tmp_.path() + "/runs";
+    QDir().mkpath(root);
+    for (const auto& [name, logical] : {std::pair{"20261204-100000-one", 1}, std::pair{"20261204-100100-two", 2}})
+      runs_.push_back(read_run(record_run(root, name, 0.05, logical).toStdString()));
+  }
+
+  void thePredictedCurveStandsBesideTheMeasuredBoxes() {
+    ScalingPage page;
+    page.resize(1280, 720);
+    page.show();
+    page.set_runs(runs_);
+    QVERIFY(page.has_study());
+    QVERIFY2(page.prediction().has_value(), qPrintable(page.prediction_text()->text()));
+    const Prediction& p = *page.prediction();
+    QCOMPARE(p.comm.link.name, std::string("loopback"));  // "as measured here": the runs' own all-reduce
+    QVERIFY(p.model.measured_link_fitted);
+    QCOMPARE(p.model.measured_replicas, 1);  // compute as one device ran alone
+
+    // At the measured counts, on the throughput chart: one predicted point per measured box.
+    QXYSeries* here = series_named(page.throughput_chart(), "scaling_predicted");
+    QVERIFY(here);
+    QCOMPARE(here->count(), 2);
+    for (int i = 0; i < 2; ++i) {
+      const int devices = page.study().points[static_cast<size_t>(i)].replicas;
+      const auto it = std::find_if(p.points.begin(), p.points.end(), [&](const auto& q) { return q.devices == devices; });
+      QVERIFY(it != p.points.end());
+      QCOMPARE(here->at(i).y(), it->samples_per_s);
+    }
+    // From 1 to 512 devices on the what-if chart (x: log2 of the count), the measured medians on
+    // the same axes.
+    QXYSeries* curve = series_named(page.whatif_chart(), "whatif_predicted");
+    QVERIFY(curve);
+    QCOMPARE(curve->count(), 10);
+    for (int i = 0; i < curve->count(); ++i) {
+      QCOMPARE(curve->at(i).x(), static_cast<double>(i));  // 1, 2, 4, ..., 512 devices
+      QCOMPARE(curve->at(i).y(), p.points[static_cast<size_t>(i)].samples_per_s);
+      QVERIFY(curve->at(i).y() > 0);
+    }
+    QXYSeries* measured = series_named(page.whatif_chart(), "whatif_measured");
+    QVERIFY(measured);
+    QCOMPARE(measured->count(), 2);
+    QCOMPARE(measured->at(1).x(), 1.0);  // 2 replicas
+    QCOMPARE(measured->at(1).y(), page.study().points[1].samples_per_sec);
+    // The sentence is the prediction's, and says the devices here were logical.
+    const QString text = page.prediction_text()->text();
+    QVERIFY2(text.contains(QString::fromStdString(p.bound_sentence())), qPrintable(text));
+    QVERIFY2(text.contains("logical devices sharing one machine"), qPrintable(text));
+  }
+
+  void aSlowerLinkMakesItCommunicationBoundSooner() {
+    ScalingPage page;
+    page.set_runs(runs_);
+    const int ib = page.link_choice()->findData(QString("ib-ndr400"));
+    const int ten = page.link_choice()->findData(QString("10gbe"));
+    QVERIFY(ib > 0 && ten > 0);
+    page.link_choice()->setCurrentIndex(ib);
+    QVERIFY(page.prediction().has_value());
+    QCOMPARE(page.prediction()->comm.link.name, std::string("ib-ndr400"));
+    const int fast_from = page.prediction()->communication_bound_from;
+    page.link_choice()->setCurrentIndex(ten);
+    QVERIFY(page.prediction().has_value());
+    const Prediction& slow = *page.prediction();
+    QCOMPARE(slow.comm.link.name, std::string("10gbe"));
+    // Strong scaling shrinks each device's share of the batch to one example by 512 devices while
+    // the ring's 2(n-1) messages grow: over 10 GbE the all-reduce overtakes the compute.
+    QVERIFY(slow.communication_bound_from > 0);
+    QVERIFY(fast_from == 0 || slow.communication_bound_from <= fast_from);
+    const QString text = page.prediction_text()->text();
+    QVERIFY2(text.contains(QString("Communication-bound from %1 devices").arg(slow.communication_bound_from)),
+             qPrintable(text));
+    QVERIFY(series_named(page.whatif_chart(), "whatif_bound"));
+    QCOMPARE(series_named(page.whatif_chart(), "whatif_bound")->at(0).x(),
+             std::log2(static_cast<double>(slow.communication_bound_from)));
+  }
+
+  void runsWithoutTimelinesSayWhyThereIsNoPrediction() {
+    // As runs recorded before step timelines read: no timeline.jsonl.
+    std::vector<RunRecord> old;
+    for (const RunRecord& r : runs_) {
+      const std::string copy = tmp_.path().toStdString() + "/old/" + r.name;
+      std::filesystem::create_directories(copy);
+      std::filesystem::copy(r.dir, copy, std::filesystem::copy_options::recursive);
+      std::filesystem::remove(copy + "/timeline.jsonl");
+      old.push_back(read_run(copy));
+    }
+    ScalingPage page;
+    page.set_runs(old);
+    QVERIFY(page.has_study());
+    QVERIFY(!page.prediction().has_value());
+    QVERIFY2(page.prediction_text()->text().startsWith("No prediction: "), qPrintable(page.prediction_text()->text()));
+    QVERIFY(page.whatif_chart()->chart()->series().isEmpty());
+    QVERIFY(!series_named(page.throughput_chart(), "scaling_predicted"));
+  }
+};
+
+QTEST_MAIN(ScalingPageTest)
+#include "test_scaling_page.moc"
