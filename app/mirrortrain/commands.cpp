@@ -46,6 +46,31 @@ extern "C" void on_signal(int sig) {
 }
 }  // namespace
 
+namespace {
+// --image-size: "HEIGHTxWIDTH" or one number for both, each 1..4096.
+std::pair<int64_t, int64_t> parse_image_size(const std::string& text) {
+  const auto whole = [&](const std::string& part) -> int64_t {
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || v < 1 || v > 4096)
+      throw ConfigError(fmt::format("--image-size '{}': write HEIGHTxWIDTH (e.g. 64x64) or one size, each 1 to 4096",
+                                    terminal_text(text)));
+    return v;
+  };
+  const size_t x = text.find_first_of("xX");
+  if (x == std::string::npos) {
+    const int64_t side = whole(text);
+    return {side, side};
+  }
+  return {whole(text.substr(0, x)), whole(text.substr(x + 1))};
+}
+}  // namespace
+
 TrainConfig base_config(const ModelArgs& a) {
   TrainConfig c = config_from_preset(a.preset);
   if (a.model_file) {
@@ -62,6 +87,16 @@ TrainConfig base_config(const ModelArgs& a) {
   c.dataset.maxlen = a.maxlen;
   c.dataset.sequence_length = a.sequence_length;
   c.dataset.min_wires_per_topic = a.min_wires_per_topic;
+  c.dataset.validation_split = a.validation_split;
+  if (!a.image_size.empty()) {
+    const auto [height, width] = parse_image_size(a.image_size);
+    c.dataset.image_height = height;
+    c.dataset.image_width = width;
+  }
+  c.dataset.color_mode = a.color_mode;
+  c.dataset.crop_to_aspect_ratio = a.crop_to_aspect_ratio;
+  c.dataset.follow_links = a.follow_links;
+  c.dataset.label_column = a.label_column;
   c.seed = a.seed;
   return c;
 }

@@ -34,6 +34,12 @@ struct ModelArgs {
   int64_t maxlen = 0;
   int64_t sequence_length = 0;
   int64_t min_wires_per_topic = 0;
+  double validation_split = -1;  // your own data (images, texts, table)
+  std::string image_size;        // "HxW" or "N"; empty: 256x256
+  std::string color_mode;
+  bool crop_to_aspect_ratio = false;
+  bool follow_links = false;
+  std::string label_column;
 };
 
 struct TrainArgs {

@@ -41,6 +41,15 @@ int main(int argc, char** argv) {
     cmd->add_option("--min-wires-per-topic", m.min_wires_per_topic,
                     "Raw Reuters SGML: keep topics with at least this many wires (default 15, as Keras)")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--validation-split", m.validation_split,
+                    "Your own data (images, texts, table): the share held out for validation (default 0.2, split as Keras)")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--image-size", m.image_size, "Images: HEIGHTxWIDTH or one size for both (default 256x256, as Keras)");
+    cmd->add_option("--color-mode", m.color_mode, "Images: grayscale, rgb or rgba (default rgb)")
+        ->check(CLI::IsMember({"grayscale", "rgb", "rgba"}));
+    cmd->add_flag("--crop-to-aspect-ratio", m.crop_to_aspect_ratio, "Images: crop to the target aspect ratio before resizing");
+    cmd->add_flag("--follow-links", m.follow_links, "Images/texts: follow symbolic links to class folders and files");
+    cmd->add_option("--label-column", m.label_column, "Table: the label column, by header name or 0-based index (default: the last)");
   };
 
   // The options of `train`, shared by `sweep` (whose runs each take them as the base).

@@ -103,7 +103,11 @@ nlohmann::json to_json(const TrainConfig& c) {
                    {"classes", c.dataset.classes}, {"noise", c.dataset.noise},
                    {"num_words", c.dataset.num_words}, {"skip_top", c.dataset.skip_top}, {"maxlen", c.dataset.maxlen},
                    {"sequence_length", c.dataset.sequence_length},
-                   {"min_wires_per_topic", c.dataset.min_wires_per_topic}, {"test_split", c.dataset.test_split}}},
+                   {"min_wires_per_topic", c.dataset.min_wires_per_topic}, {"test_split", c.dataset.test_split},
+                   {"validation_split", c.dataset.validation_split}, {"image_height", c.dataset.image_height},
+                   {"image_width", c.dataset.image_width}, {"color_mode", c.dataset.color_mode},
+                   {"crop_to_aspect_ratio", c.dataset.crop_to_aspect_ratio},
+                   {"follow_links", c.dataset.follow_links}, {"label_column", c.dataset.label_column}}},
       {"eval_batch_size", c.eval_batch_size},
       {"intra_op_threads", c.strategy.intra_op_threads},
       {"optimizer", to_json(c.optimizer)},
@@ -146,6 +150,13 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     c.dataset.noise = d.value("noise", -1.0);
     c.dataset.min_wires_per_topic = json_whole<int64_t>(d, "min_wires_per_topic", "dataset.min_wires_per_topic", 0);
     c.dataset.test_split = d.value("test_split", -1.0);
+    c.dataset.validation_split = d.value("validation_split", -1.0);
+    c.dataset.image_height = json_whole<int64_t>(d, "image_height", "dataset.image_height", 0);
+    c.dataset.image_width = json_whole<int64_t>(d, "image_width", "dataset.image_width", 0);
+    c.dataset.color_mode = d.value("color_mode", "");
+    c.dataset.crop_to_aspect_ratio = d.value("crop_to_aspect_ratio", false);
+    c.dataset.follow_links = d.value("follow_links", false);
+    c.dataset.label_column = d.value("label_column", "");
     c.eval_batch_size = json_whole<int64_t>(j, "eval_batch_size", "eval_batch_size", 0);
     c.strategy.intra_op_threads = json_whole<int>(j, "intra_op_threads", "intra_op_threads", 0);
     const auto& o = j.at("optimizer");

@@ -25,6 +25,11 @@ struct DatasetInfo {
   std::vector<std::string> class_names;  // may be empty
   // Token datasets with a word index: vocabulary->at(id) is the word for a token id. May be null.
   std::shared_ptr<const std::vector<std::string>> vocabulary;
+  // Datasets read from the user's own files (images, texts, table): how many files were read and
+  // a hash of their contents (hex), so two runs can tell whether they saw the same data. 0 / empty
+  // for built-in and generated sets.
+  int64_t file_count = 0;
+  std::string content_hash;
 };
 
 // One batch: x of shape (B, input_shape...) and y of shape (B) with int64 class ids.

@@ -22,6 +22,16 @@ struct DatasetOptions {
   int64_t sequence_length = 0;
   int64_t min_wires_per_topic = 0;  // raw Reuters SGML; 0: Keras' 15
   double test_split = -1;           // Reuters: load_data's test_split (the validation share); <0: 0.2
+  // Your own data (images, texts, table), read from data_dir with Keras' *_dataset_from_directory
+  // rules. The split's shuffle uses `seed`; num_words / sequence_length are TextVectorization's
+  // max_tokens / output_sequence_length for texts.
+  double validation_split = -1;     // the share held out for validation; <0: 0.2
+  int64_t image_height = 0;         // images: image_size; 0: Keras' 256
+  int64_t image_width = 0;
+  std::string color_mode;           // images: "grayscale", "rgb" or "rgba"; empty: "rgb"
+  bool crop_to_aspect_ratio = false;  // images: crop to the target's aspect ratio before resizing
+  bool follow_links = false;        // images/texts: follow symbolic links to class folders and files
+  std::string label_column;         // table: the label column's header name or 0-based index; empty: the last
 };
 
 }  // namespace mirror

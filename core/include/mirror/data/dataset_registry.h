@@ -32,6 +32,12 @@ struct UsedDatasetOptions {
   bool sequence_length = false;
   bool min_wires_per_topic = false;
   bool test_split = false;
+  bool validation_split = false;
+  bool image_size = false;          // image_height and image_width
+  bool color_mode = false;
+  bool crop_to_aspect_ratio = false;
+  bool follow_links = false;
+  bool label_column = false;
 };
 
 struct DatasetEntry {
