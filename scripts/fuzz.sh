@@ -5,13 +5,13 @@
 # (10 s for one input) or input that needs more than 2 GiB. What a failure leaves is in
 # build-fuzz/artifacts/, to rerun as: build-fuzz/fuzz_TARGET build-fuzz/artifacts/FILE
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   targets: npy pickle model_json reuters_sgml npz idx tensorboard run_reader checkpoint json
+#   targets: npy pickle model_json reuters_sgml table_csv text_vectorization image npz idx tensorboard run_reader checkpoint json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-all=(npy pickle model_json reuters_sgml npz idx tensorboard run_reader checkpoint json)
+all=(npy pickle model_json reuters_sgml table_csv text_vectorization image npz idx tensorboard run_reader checkpoint json)
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all[@]}")
 build=build-fuzz
 

@@ -12,6 +12,7 @@ packages=(
   libgoogle-perftools-dev # tcmalloc: keeps libtorch's per-step buffers instead of faulting them in again
   libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libzip-dev libcurl4-openssl-dev libssl-dev   # Keras .npz archives, dataset downloads, SHA-256
+  libstb-dev              # stb_image: decoding the images of --dataset images (PNG, JPEG, BMP, GIF)
   libgtest-dev googletest
   libbenchmark-dev        # Google Benchmark: bench/kernels.cpp
   libboost-dev            # Boost.CRC (CRC-32C of TensorBoard records)

@@ -6,12 +6,14 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <torch/version.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <memory>
 
+#include "mirror/data/load_progress.h"
 #include "mirror/model/presets.h"
 #include "mirror/runs/recorded_run.h"
 #include "mirror/runs/run_reader.h"
@@ -303,6 +305,14 @@ int run_train(const TrainArgs& args, char** argv) {
   }
   std::unique_ptr<RecordedRun> run;
   try {
+    // Reading the user's own files (images, texts) can take a while: say how far it has got, on
+    // stderr (redrawn in place on a terminal; else where it starts and ends).
+    const bool tty = isatty(fileno(stderr)) != 0;
+    ScopedLoadProgress progress([tty](const LoadProgress& p) {
+      if (!tty && p.done != 0 && p.done != p.total) return;
+      fmt::print(stderr, "{}{}: {}/{}{}", tty ? "\r" : "", terminal_text(p.what), p.done, p.total,
+                 !tty || p.done == p.total ? "\n" : "");
+    });
     run = prepare_train(args, workers);
   } catch (const std::exception& e) {
     return setup_error(e);

@@ -30,13 +30,13 @@ int main(int argc, char** argv) {
     cmd->add_option("--seed", m.seed, "Seed for weights, data order and synthetic data")->capture_default_str();
     cmd->add_option("--train-size", m.train_size, "Synthetic datasets: training examples");
     cmd->add_option("--val-size", m.val_size, "Synthetic datasets: validation examples");
-    cmd->add_option("--num-words", m.num_words, "Reuters/IMDB: keep the most frequent words (load_data's num_words; 0: all)")
+    cmd->add_option("--num-words", m.num_words, "Reuters/IMDB: keep the most frequent words (load_data's num_words; 0: all); texts: TextVectorization's max_tokens")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--skip-top", m.skip_top, "Reuters/IMDB: the most frequent words to skip (load_data's skip_top)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--maxlen", m.maxlen, "Reuters/IMDB: drop sequences this long or longer (load_data's maxlen; 0: none)")
         ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--seq-len", m.sequence_length, "Reuters/IMDB: pad or truncate to this length (default 300 / 500)")
+    cmd->add_option("--seq-len", m.sequence_length, "Reuters/IMDB/texts: pad or truncate to this length (default 300 / 500; texts: the longest training text, 16-500)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--min-wires-per-topic", m.min_wires_per_topic,
                     "Raw Reuters SGML: keep topics with at least this many wires (default 15, as Keras)")

@@ -43,6 +43,7 @@ void print_comparison(const std::vector<RunRecord>& runs, bool csv) {
   const ComparisonTable t = comparison_table(runs);
   print_table(t.header, t.rows, csv);
   if (!csv && t.differing.empty()) fmt::print("(the runs share every setting)\n");
+  if (!csv && !t.same_data.empty()) fmt::print("{}\n", terminal_text(t.same_data));
 }
 
 void print_scaling(const std::vector<RunRecord>& runs, bool csv) {

@@ -20,6 +20,9 @@ DatasetEntry spirals_entry();
 DatasetEntry blobs_entry();
 DatasetEntry xor_entry();
 DatasetEntry circles_entry();
+DatasetEntry images_entry();
+DatasetEntry texts_entry();
+DatasetEntry table_entry();
 
 namespace {
 // A programming error in the list, found the first time it is read (every test reads it).
@@ -58,6 +61,9 @@ const std::vector<DatasetEntry>& dataset_entries() {
       blobs_entry(),
       xor_entry(),
       circles_entry(),
+      images_entry(),
+      texts_entry(),
+      table_entry(),
   });
   return entries;
 }

@@ -97,8 +97,34 @@ Lesson lesson_from_json(const nlohmann::json& j, const std::string& name, const 
   return l;
 }
 
+namespace {
+// A lesson file's relative dataset.data_dir is relative to the file's folder (a teacher keeps the
+// lesson beside its data and copies both), in every run's "set" and in "if_missing".
+void resolve_lesson_data_dirs(nlohmann::json& j, const fs::path& folder) {
+  auto resolve = [&folder](nlohmann::json& settings) {
+    if (!settings.is_object()) return;
+    const auto it = settings.find("dataset.data_dir");
+    if (it == settings.end() || !it->is_string()) return;
+    const std::string dir = it->get<std::string>();
+    if (dir.empty() || dir.front() == '~' || fs::path(dir).is_absolute()) return;
+    *it = (folder / dir).lexically_normal().string();
+  };
+  if (!j.is_object()) return;
+  if (const auto runs = j.find("runs"); runs != j.end() && runs->is_array())
+    for (auto& run : *runs)
+      if (run.is_object())
+        if (const auto set = run.find("set"); set != run.end()) resolve(*set);
+  if (const auto missing = j.find("if_missing"); missing != j.end() && missing->is_object())
+    for (auto& settings : *missing) resolve(settings);
+}
+}  // namespace
+
 Lesson read_lesson_file(const std::string& path) {
-  return lesson_from_json(parse_json_file(path, kLessonJson), stem_of(path), path);
+  nlohmann::json j = parse_json_file(path, kLessonJson);
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);
+  resolve_lesson_data_dirs(j, (ec ? fs::path(path) : absolute).parent_path());
+  return lesson_from_json(j, stem_of(path), path);
 }
 
 std::string lessons_dir() {

@@ -82,6 +82,9 @@ std::optional<StepSample> sample_of(const StepTimeline& t) {
 struct Source {
   const std::vector<StepTimeline>* timelines;
   double gradient_bytes;
+  int usable_cores = 0;      // run.json machine.cores; 0: unknown
+  int intra_op_threads = 0;  // machine.intra_op_threads
+  bool logical_cpu = false;  // every replica a logical device of the CPU
 };
 
 FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<LinkSpec>& fallback) {
@@ -91,7 +94,13 @@ FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<
   std::map<std::pair<int64_t, int64_t>, int> batches;  // (largest shard, global) -> timelines
   std::map<int, int> replica_counts;
   bool simulated = false;
+  bool several_processes = false;
   for (const Source& src : sources) {
+    if (model.usable_cores == 0 && src.usable_cores > 0) {  // the first run that says
+      model.usable_cores = src.usable_cores;
+      model.intra_op_threads = src.intra_op_threads;
+      model.logical_cpu = src.logical_cpu;
+    }
     if (!(src.gradient_bytes > 0)) throw DataError("the what-if needs the gradient size: no parameter count");
     if (model.gradient_bytes > 0 && model.gradient_bytes != src.gradient_bytes)
       throw DataError(fmt::format("the runs train models of different sizes ({:g} and {:g} gradient bytes)",
@@ -108,6 +117,7 @@ FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<
       ++batches[{s->largest_shard, s->global_batch}];
       ++replica_counts[s->replicas];
       simulated = simulated || s->simulated;
+      several_processes = several_processes || t.processes.size() > 1;
     }
   }
   if (model.steps_used == 0)
@@ -129,6 +139,9 @@ FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<
   if (auto link = fit_link(model.allreduce_points, fallback, &note)) {
     model.measured_link = *link;
     model.measured_link_fitted = !model.allreduce_points.empty();
+    // One process reduces in its own memory; "loopback" is several processes over this machine's network.
+    if (model.measured_link_fitted && link->from_run && link->name == "loopback" && !several_processes)
+      model.measured_link.name = "shared memory";
   }
   if (!note.empty()) model.notes.push_back(note);
   if (simulated)
@@ -152,6 +165,30 @@ std::optional<LinkSpec> simulated_link_of(const RunRecord& run) {
   spec.bandwidth_bytes_per_s = bandwidth->get<double>();
   spec.simulated = true;
   return spec;
+}
+
+// A run's source with what it says of the machine: its usable cores, the threads per replica,
+// and whether every replica was a logical device of the CPU ("cpu:0/logical:1").
+Source source_of(const RunRecord& run) {
+  Source src{&run.timelines, 0};
+  if (const auto machine = run.run.find("machine"); machine != run.run.end() && machine->is_object()) {
+    const auto cores = machine->find("cores"), threads = machine->find("intra_op_threads");
+    if (cores != machine->end() && cores->is_number_integer()) src.usable_cores = std::max(0, cores->get<int>());
+    if (threads != machine->end() && threads->is_number_integer())
+      src.intra_op_threads = std::max(0, threads->get<int>());
+  }
+  // One process: its replicas share this machine's cores. (Several processes may be on several
+  // machines; the record does not say which shared what.)
+  if (const auto devices = run.run.find("devices");
+      run.processes() == 1 && devices != run.run.end() && devices->is_array() && !devices->empty()) {
+    src.logical_cpu = true;
+    for (const auto& d : *devices) {
+      const std::string name = d.is_string() ? d.get<std::string>() : std::string();
+      // "cpu:0/logical:1", or "rank 1 cpu:0/logical:0" from several processes (which share cores too)
+      src.logical_cpu = src.logical_cpu && name.find("cpu") != std::string::npos && name.find("/logical") != std::string::npos;
+    }
+  }
+  return src;
 }
 
 double gradient_bytes_of(const RunRecord& run) {
@@ -230,16 +267,25 @@ FittedModel fit_model(const RunRecord& run, const std::optional<LinkSpec>& fallb
                                 run.name));
   // A run over a simulated link: its α is known, which a single replica count cannot fit.
   const std::optional<LinkSpec> fallback = fallback_link ? fallback_link : predict_impl::simulated_link_of(run);
-  return predict_impl::fit_sources({{&timelines, predict_impl::gradient_bytes_of(run)}}, fallback);
+  predict_impl::Source src = predict_impl::source_of(run);
+  src.gradient_bytes = predict_impl::gradient_bytes_of(run);
+  return predict_impl::fit_sources({src}, fallback);
 }
 
 FittedModel fit_model(const std::vector<RunRecord>& runs, const std::optional<LinkSpec>& fallback_link) {
   std::vector<predict_impl::Source> sources;
   for (const RunRecord& run : runs)
-    if (const auto& timelines = run.timelines; !timelines.empty())
-      sources.push_back({&timelines, predict_impl::gradient_bytes_of(run)});
+    if (!run.timelines.empty()) {
+      sources.push_back(predict_impl::source_of(run));
+      sources.back().gradient_bytes = predict_impl::gradient_bytes_of(run);
+    }
   if (sources.empty()) throw DataError("none of the runs recorded a step timeline: nothing to fit");
   return predict_impl::fit_sources(sources, fallback_link);
+}
+
+double core_load(int replicas, int intra_op_threads, int usable_cores) {
+  if (replicas < 1 || intra_op_threads < 1 || usable_cores < 1) return 1;
+  return std::max(1.0, static_cast<double>(replicas) * intra_op_threads / usable_cores);
 }
 
 const char* scaling_name(Scaling s) { return s == Scaling::kWeak ? "weak" : "strong"; }
@@ -302,7 +348,7 @@ std::vector<int> parse_device_counts(const std::string& text) {
 
 namespace predict_impl {
 
-PredictedPoint point_at(const FittedModel& m, const CommModel& comm, Scaling scaling, int n) {
+PredictedPoint point_at(const FittedModel& m, const CommModel& comm, Scaling scaling, int n, bool share_cores) {
   PredictedPoint p;
   p.devices = n;
   if (scaling == Scaling::kWeak) {
@@ -312,7 +358,12 @@ PredictedPoint point_at(const FittedModel& m, const CommModel& comm, Scaling sca
     p.global_batch = m.global_batch;
     p.per_replica_batch = std::max<int64_t>(1, (m.global_batch + n - 1) / n);  // the largest shard
   }
-  p.compute_s = m.compute_per_example_s * static_cast<double>(p.per_replica_batch);
+  // Logical CPU devices share the cores: compute per example as measured at measured_replicas,
+  // scaled by how many times over n replicas ask for the cores against how many times those did.
+  if (share_cores)
+    p.core_share = core_load(n, m.intra_op_threads, m.usable_cores) /
+                   core_load(std::max(1, m.measured_replicas), m.intra_op_threads, m.usable_cores);
+  p.compute_s = m.compute_per_example_s * static_cast<double>(p.per_replica_batch) * p.core_share;
   p.comm_s = allreduce_seconds(comm, n, m.gradient_bytes);
   p.update_s = m.update_s;
   p.overhead_s = m.overhead_s;
@@ -341,10 +392,19 @@ Prediction predict(const FittedModel& model, const PredictOptions& options) {
     throw ConfigError("the run measured no all-reduce (it trained on one replica), so there is no link "
                       "of this machine to predict over: name one with --link (e.g. --link 10gbe)");
   }
-  const PredictedPoint one = predict_impl::point_at(model, out.comm, options.scaling, 1);
+  const bool own_link = !options.link || options.link->from_run;
+  out.shares_cores = options.share_cores.value_or(own_link && model.logical_cpu) && model.usable_cores > 0 &&
+                     model.intra_op_threads > 0;
+  if (out.shares_cores)
+    out.model.notes.push_back(fmt::format(
+        "logical CPU devices share this machine's {} cores ({} intra-op thread{} each): compute per example is "
+        "taken to grow with max(1, devices x threads / cores), against {} device{} measured",
+        model.usable_cores, model.intra_op_threads, model.intra_op_threads == 1 ? "" : "s", model.measured_replicas,
+        model.measured_replicas == 1 ? "" : "s"));
+  const PredictedPoint one = predict_impl::point_at(model, out.comm, options.scaling, 1, out.shares_cores);
   for (int n : options.devices) {
     if (n < 1) throw ConfigError(fmt::format("--devices: {} is not a device count", n));
-    PredictedPoint p = n == 1 ? one : predict_impl::point_at(model, out.comm, options.scaling, n);
+    PredictedPoint p = n == 1 ? one : predict_impl::point_at(model, out.comm, options.scaling, n, out.shares_cores);
     p.speedup = one.samples_per_s > 0 ? p.samples_per_s / one.samples_per_s : 0;
     p.efficiency = p.speedup / n;
     if (out.communication_bound_from == 0 && p.communication_bound()) out.communication_bound_from = n;

@@ -17,6 +17,14 @@ namespace {
 std::string checkpoint_dir(const std::string& run_dir) {
   return (std::filesystem::path(run_dir) / "checkpoints").string();
 }
+
+// The data folder (or file) as an absolute path: the run may be looked at from another folder.
+std::string recorded_data_dir(const std::string& data_dir) {
+  if (data_dir.empty()) return data_dir;
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(data_dir, ec);
+  return ec ? data_dir : absolute.lexically_normal().string();
+}
 }  // namespace
 
 std::string plan_run_dir(const std::string& root, const TrainConfig& c, const std::string& label) {
@@ -34,6 +42,14 @@ RecordedRun::RecordedRun(RunPlan plan, std::shared_ptr<const Dataset> dataset) {
                              {"launcher", plan.workers->env().launcher},
                              {"master", meeting_place(plan.workers->env())},
                              {"hosts", plan.workers->hosts()}};
+  // The classes by name, so that the run speaks of its own data whatever is loaded when it is looked at.
+  if (const auto& names = trainer_->dataset().info().class_names; !names.empty()) plan.extra["class_names"] = names;
+  // Own data: where it was read, how many files and their content hash, so that a comparison can
+  // tell whether two runs saw the same data.
+  if (const DatasetInfo& info = trainer_->dataset().info(); info.file_count > 0 || !info.content_hash.empty())
+    plan.extra["data"] = {{"data_dir", recorded_data_dir(plan.config.dataset.data_dir)},
+                          {"file_count", info.file_count},
+                          {"content_hash", info.content_hash}};
   writer_ = std::make_unique<RunWriter>(dir_, to_json(plan.config), plan.extra);
   if (!plan.meta.name.empty() || !plan.meta.tags.empty() || !plan.meta.notes.empty()) {
     try {  // a run without its name still trains and is recorded

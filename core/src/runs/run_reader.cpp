@@ -15,6 +15,7 @@
 
 #include "mirror/optim/schedule.h"
 #include "mirror/runs/run_writer.h"
+#include "mirror/strategy/link_model.h"
 #include "mirror/train/events_json.h"
 #include "mirror/util/error.h"
 #include "mirror/util/home.h"
@@ -47,6 +48,29 @@ std::string readable_callback(const std::string& key, const nlohmann::json& v) {
   }
 }
 
+// The simulated link as one readable value ("10gbe: 5 µs latency, 1.25 GB/s"), not its six
+// recorded figures; "none" when the run had none.
+std::string readable_link(const nlohmann::json& v) {
+  if (v.is_null()) return "none";
+  try {
+    LinkSpec link;
+    if (v.is_string()) {
+      link = parse_link(v.get<std::string>());
+    } else if (v.is_object() && (v.contains("latency_s") || v.contains("bandwidth_bytes_per_s"))) {
+      link.name = json_string(v, "name", "custom");
+      link.latency_s = json_number(v, "latency_s");
+      link.bandwidth_bytes_per_s = json_number(v, "bandwidth_bytes_per_s");
+    } else if (v.is_object() && v.contains("spec") && v.at("spec").is_string()) {
+      link = parse_link(v.at("spec").get<std::string>());
+    } else {
+      return v.dump();
+    }
+    return link.describe();
+  } catch (const std::exception&) {
+    return v.dump();
+  }
+}
+
 void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
   if (j.is_object()) {
     for (const auto& [k, v] : j.items()) {
@@ -56,6 +80,10 @@ void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::s
       }
       if (prefix.empty() && (k == "lr_schedule" || k == "reduce_lr_on_plateau" || k == "early_stopping")) {
         out[k] = readable_callback(k, v);  // one readable value, not a dozen numbers
+        continue;
+      }
+      if (prefix.empty() && k == "simulated_link") {
+        out[k] = readable_link(v);
         continue;
       }
       flatten(v, prefix.empty() ? k : prefix + "." + k, out);

@@ -37,6 +37,24 @@ bool RunRecord::in_scaling_study() const {
 
 int RunRecord::processes() const { return recorded_processes(run); }
 
+RecordedData RunRecord::data() const {
+  RecordedData d;
+  const nlohmann::json* recorded = json_field(run, "data");
+  if (!recorded || !recorded->is_object()) return d;
+  d.data_dir = json_string(*recorded, "data_dir", "");
+  d.file_count = std::max<int64_t>(0, json_int(*recorded, "file_count", 0));
+  d.content_hash = json_string(*recorded, "content_hash", "");
+  return d;
+}
+
+std::vector<std::string> RunRecord::class_names() const {
+  std::vector<std::string> names;
+  const nlohmann::json* recorded = json_field(run, "class_names");
+  if (!recorded || !recorded->is_array()) return names;
+  for (const auto& n : *recorded) names.push_back(n.is_string() ? n.get<std::string>() : std::string());
+  return names;
+}
+
 int recorded_processes(const nlohmann::json& run) {
   const nlohmann::json* workers = json_field(run, "workers");
   if (!workers) return 1;

@@ -54,6 +54,12 @@ std::string clock_text(double seconds) {
   return fmt::format("{}:{:02d}", s / 60, s % 60);
 }
 
+std::string duration_text(double seconds) {
+  seconds = std::max(0.0, seconds);
+  if (seconds < 59.95) return fmt::format("{:.1f} s", seconds);  // what rounds to under a minute
+  return clock_text(seconds);
+}
+
 std::string whole_number_text(double x) {
   const int64_t n = std::llround(x);
   std::string digits = std::to_string(n < 0 ? -n : n);
@@ -65,13 +71,13 @@ std::string progress_summary(const ProgressMeter& m, int64_t run_steps) {
   const bool resumed = run_steps > m.steps();
   std::string line = resumed ? fmt::format("{} this session (to step {})", m.steps() == 1 ? "1 step" : fmt::format("{} steps", m.steps()), run_steps)
                              : (m.steps() == 1 ? std::string("1 step") : fmt::format("{} steps", m.steps()));
-  line += fmt::format(" in {} of training, {} samples/s", clock_text(m.train_seconds()),
+  line += fmt::format(" in {} of training, {} samples/s", duration_text(m.train_seconds()),
                       whole_number_text(m.session_samples_per_sec()));
   std::string idle;
-  if (m.pace_seconds() >= 0.5) idle += fmt::format(": {} waiting for the pace", clock_text(m.pace_seconds()));
+  if (m.pace_seconds() >= 0.5) idle += fmt::format(": {} waiting for the pace", duration_text(m.pace_seconds()));
   if (m.pause_seconds() >= 0.5)
-    idle += fmt::format("{} {} paused", idle.empty() ? ":" : ",", clock_text(m.pause_seconds()));
-  line += fmt::format(" ({} on the clock{})", clock_text(m.wall_seconds()), idle);
+    idle += fmt::format("{} {} paused", idle.empty() ? ":" : ",", duration_text(m.pause_seconds()));
+  line += fmt::format(" ({} on the clock{})", duration_text(m.wall_seconds()), idle);
   return line;
 }
 

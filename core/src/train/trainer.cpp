@@ -44,6 +44,16 @@ bool should_stop(TrainControl& control, EventSink& sink, std::optional<std::pair
   if (told) held.emplace(hold_begin, Clock::now());
   return control.stop.load();
 }
+
+// What every worker process must have loaded alike, one fact a line (so that a mismatch names
+// the fact): the splits' sizes and the input shape, and for the user's own data the files read
+// and their content hash (each worker reads the files itself).
+std::string data_fingerprint(const Dataset& d) {
+  const DatasetInfo& info = d.info();
+  return fmt::format("examples: {} training, {} validation\ninput shape: {}\nclasses: {}\nfiles: {}\ncontent hash: {}\n",
+                     d.size(Split::kTrain), d.size(Split::kValidation), format_shape(info.input_shape),
+                     info.num_classes, info.file_count, info.content_hash.empty() ? "-" : info.content_hash);
+}
 }  // namespace
 
 Trainer::Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset, std::shared_ptr<WorkerGroup> workers)
@@ -51,7 +61,10 @@ Trainer::Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset, std
   if (!dataset_) throw ConfigError("no dataset");
   config_.validate();
   const int processes = workers ? workers->world_size() : 1;
-  if (processes > 1) workers->check_same("config", to_json(config_).dump(1));
+  if (processes > 1) {
+    workers->check_same("config", to_json(config_).dump(1));
+    workers->check_same("data", data_fingerprint(*dataset_));
+  }
   const ModelAnalysis analysis = analyze(config_.model, input_spec(*dataset_));
   if (!analysis.ok())
     throw ConfigError(fmt::format("model '{}' does not fit dataset '{}': {}", config_.model.name,

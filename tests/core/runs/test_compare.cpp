@@ -4,6 +4,7 @@
 
 #include "mirror/runs/compare.h"
 #include "mirror/runs/run_reader.h"
+#include "mirror/strategy/link_model.h"
 
 using namespace mirror;
 
@@ -59,6 +60,27 @@ TEST(Compare, TableHasTheDifferingSettingsAndResults) {
   EXPECT_EQ(t.rows[0], (std::vector<std::string>{"a", "0.01", "finished", "0.5000", "0.6250", "0.8125", "12.3"}));
   EXPECT_EQ(t.rows[1], (std::vector<std::string>{"bigger lr", "0.1", "finished", "-", "-", "-", "0.0"}));
   EXPECT_EQ(run_model_label(a), "p");
+}
+
+TEST(Compare, ASimulatedLinkIsOneReadableColumn) {
+  RunRecord a, b, c;
+  a.name = "a";
+  b.name = "b";
+  c.name = "c";
+  a.status = b.status = c.status = "finished";
+  // As config.cpp records --link: the spec, the preset's name and figures, "simulated".
+  a.run = nlohmann::json::parse(R"({"config": {"batch_size": 32, "simulated_link": {"spec": "latency=50us,bandwidth=200Mbit",
+      "name": "custom", "latency_s": 5e-05, "bandwidth_bytes_per_s": 25000000.0, "simulated": true}}})");
+  b.run = nlohmann::json::parse(R"({"config": {"batch_size": 32, "simulated_link": {"spec": "10gbe", "name": "10gbe",
+      "latency_s": 5e-06, "bandwidth_bytes_per_s": 1.25e9, "simulated": true}}})");
+  c.run = nlohmann::json::parse(R"({"config": {"batch_size": 32, "simulated_link": null}})");
+  const ComparisonTable t = comparison_table({a, b, c});
+  EXPECT_EQ(t.differing, std::vector<std::string>{"simulated_link"});  // not six columns of its figures
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[0][1], parse_link("latency=50us,bandwidth=200Mbit").describe());
+  EXPECT_EQ(t.rows[0][1], "custom: 50us latency, 25MB/s") << t.rows[0][1];
+  EXPECT_EQ(t.rows[1][1].rfind("10gbe: ", 0), 0u) << t.rows[1][1];
+  EXPECT_EQ(t.rows[2][1], "none");
 }
 
 TEST(Compare, ScalingRowsMeasureTheSteadyStateAgainstTheFewestReplicas) {

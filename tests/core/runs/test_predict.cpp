@@ -216,3 +216,62 @@ TEST(Predict, ARunRecordGivesFourBytesOfGradientPerParameterAndSaysWhenItHasNoTi
   EXPECT_NE(error_of<DataError>([&] { fit_model(std::vector<RunRecord>{run, other}); }).find("different sizes"),
             std::string::npos);
 }
+
+// One process reduces in its own memory: the link fitted to its all-reduces is "shared memory";
+// several processes on this machine meet over its network: "loopback".
+TEST(Predict, TheLinkOfOneProcessIsSharedMemoryAndOfSeveralLoopback) {
+  const FittedModel one = fit_model(steps(Truth{}), 4e6);
+  ASSERT_TRUE(one.measured_link_fitted);
+  EXPECT_EQ(one.measured_link.name, "shared memory");
+  EXPECT_EQ(one.measured_link.describe().rfind("shared memory: ", 0), 0u) << one.measured_link.describe();
+  std::vector<StepTimeline> two = steps(Truth{});
+  for (StepTimeline& t : two) t.processes.push_back(t.processes.front());
+  EXPECT_EQ(fit_model(two, 4e6).measured_link.name, "loopback");
+}
+
+// Logical CPU devices share the machine's cores: predicting more of them on this machine slows
+// each example's compute by how many times over the replicas ask for the cores; separate devices
+// (another link named) or a prediction told not to share keep the measured compute.
+TEST(Predict, LogicalCpuDevicesShareTheCores) {
+  Truth t;
+  t.replicas = 2;
+  RunRecord run;
+  run.name = "two logical";
+  run.run = {{"parameters", 1000},
+             {"devices", {"cpu:0/logical:0", "cpu:0/logical:1"}},
+             {"machine", {{"cores", 4}, {"intra_op_threads", 2}}}};
+  run.timelines = steps(t);
+  const FittedModel m = fit_model(run);
+  EXPECT_TRUE(m.logical_cpu);
+  EXPECT_EQ(m.usable_cores, 4);
+  EXPECT_EQ(m.intra_op_threads, 2);
+  EXPECT_EQ(m.measured_replicas, 2);
+  EXPECT_DOUBLE_EQ(core_load(2, 2, 4), 1);   // 4 threads on 4 cores
+  EXPECT_DOUBLE_EQ(core_load(8, 2, 4), 4);   // 16 threads on 4 cores
+  EXPECT_DOUBLE_EQ(core_load(8, 0, 4), 1);   // unknown
+  PredictOptions o;  // this machine's own link
+  o.devices = {1, 2, 4, 8};
+  const Prediction here = predict(m, o);
+  EXPECT_TRUE(here.shares_cores);
+  const double measured = m.compute_per_example_s * static_cast<double>(m.per_replica_batch);
+  const std::vector<double> share = {1, 1, 2, 4};  // 2, 4, 8 and 16 threads on 4 cores, against 4 measured
+  for (size_t i = 0; i < here.points.size(); ++i) {
+    EXPECT_DOUBLE_EQ(here.points[i].core_share, share[i]) << here.points[i].devices << " devices";
+    EXPECT_NEAR(here.points[i].compute_s, measured * share[i], 1e-12) << here.points[i].devices << " devices";
+  }
+  // Sharing cores, 8 devices are slower per step than 8 separate ones would be.
+  o.share_cores = false;
+  const Prediction apart = predict(m, o);
+  EXPECT_FALSE(apart.shares_cores);
+  EXPECT_NEAR(apart.points.back().compute_s, measured, 1e-12);
+  EXPECT_LT(here.points.back().samples_per_s, apart.points.back().samples_per_s);
+  // Over a named link the devices are separate machines or GPUs: nothing shared.
+  o.share_cores.reset();
+  o.link = parse_link("10gbe");
+  EXPECT_FALSE(predict(m, o).shares_cores);
+  // GPU replicas, or a record without the machine: nothing shared either.
+  run.run["devices"] = {"cuda:0", "cuda:1"};
+  EXPECT_FALSE(fit_model(run).logical_cpu);
+  o.link.reset();
+  EXPECT_FALSE(predict(fit_model(run), o).shares_cores);
+}

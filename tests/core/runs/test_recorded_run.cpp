@@ -76,6 +76,8 @@ TEST(RecordedRun, RecordsEverythingAndTheObserverHearsTheEndLast) {
   EXPECT_EQ(r.meta.tags, std::vector<std::string>{"sw-test"});
   EXPECT_EQ(r.run["sweep"]["id"], "sw-test");
   EXPECT_EQ(r.run["config"]["checkpoint_every_steps"], 5);
+  // The data's class names, so that the run's Learned tab names its classes whatever is loaded later.
+  EXPECT_EQ(r.class_names(), (std::vector<std::string>{"class 0", "class 1", "class 2"}));
   // TensorBoard in Keras' layout: one file in train/, one in validation/.
   const auto events = tensorboard_files(run.dir());
   ASSERT_EQ(events.size(), 2u);

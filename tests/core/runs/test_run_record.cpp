@@ -22,7 +22,7 @@ TEST(RunRecord, ReadsTheFieldsTheViewsShowFromRunJson) {
   r.run = nlohmann::json::parse(R"({
     "status": "failed", "message": "replicas out of sync after step 30", "started_at": "2026-11-30T13:45:01Z",
     "steps_per_epoch": 12, "config": {"epochs": 4}, "sweep": {"id": "sw-1", "scaling": true},
-    "workers": {"world_size": 3}})");
+    "workers": {"world_size": 3}, "class_names": ["T-shirt/top", "Trouser"]})");
   EXPECT_EQ(r.message(), "replicas out of sync after step 30");
   EXPECT_EQ(r.started_at(), "2026-11-30T13:45:01Z");
   EXPECT_EQ(r.steps_per_epoch(), 12);
@@ -30,6 +30,7 @@ TEST(RunRecord, ReadsTheFieldsTheViewsShowFromRunJson) {
   EXPECT_TRUE(r.in_scaling_study());
   EXPECT_EQ(r.processes(), 3);
   EXPECT_EQ(recorded_processes(r.run), 3);
+  EXPECT_EQ(r.class_names(), (std::vector<std::string>{"T-shirt/top", "Trouser"}));
 }
 
 TEST(RunRecord, MissingOrDamagedFieldsReadAsTheirDefaults) {
@@ -42,6 +43,9 @@ TEST(RunRecord, MissingOrDamagedFieldsReadAsTheirDefaults) {
   EXPECT_EQ(r.planned_epochs(), 0);
   EXPECT_FALSE(r.in_scaling_study());
   EXPECT_EQ(r.processes(), 1);
+  EXPECT_TRUE(r.class_names().empty());  // recorded before class names were noted
+  r.run["class_names"] = nlohmann::json::parse(R"(["cat", 3, null])");
+  EXPECT_EQ(r.class_names(), (std::vector<std::string>{"cat", "", ""}));
   EXPECT_EQ(recorded_processes(nlohmann::json::parse(R"({"workers": {"world_size": 1e30}})")), 1);
   EXPECT_EQ(recorded_processes(nlohmann::json::parse(R"({"workers": {"world_size": 9000000000}})")),
             std::numeric_limits<int>::max());

@@ -35,7 +35,7 @@ TEST(Progress, FullSpeedCountsEveryStep) {
   EXPECT_NEAR(run.meter.samples_per_sec(), 6400, 1e-6);
   EXPECT_NEAR(run.meter.seconds_per_step(), 0.01, 1e-9);
   EXPECT_NEAR(run.meter.eta_seconds(/*total_steps=*/300, /*pace=*/0), 2.0, 1e-6);
-  EXPECT_EQ(progress_summary(run.meter, 100), "100 steps in 0:01 of training, 6,400 samples/s (0:01 on the clock)");
+  EXPECT_EQ(progress_summary(run.meter, 100), "100 steps in 1.0 s of training, 6,400 samples/s (1.0 s on the clock)");
 }
 
 // The issue: at 2 steps/s the ETA climbed from 0:51 to 7:12 and the finish line said "960 steps in
@@ -52,9 +52,20 @@ TEST(Progress, AtAPaceTheEtaFollowsThePace) {
   EXPECT_NEAR(run.meter.samples_per_sec(), 59597, 1);
   EXPECT_NEAR(run.meter.wall_seconds(), 959 * 0.5 + step, 1e-6);
   EXPECT_EQ(progress_summary(run.meter, 960),
-            "960 steps in 0:01 of training, 59,597 samples/s (8:00 on the clock: 7:58 waiting for the pace)");
+            "960 steps in 1.0 s of training, 59,597 samples/s (8:00 on the clock: 7:58 waiting for the pace)");
   // The pace taken off: the ETA goes back to the training time.
   EXPECT_NEAR(run.meter.eta_seconds(1060, 0), 100 * step, 1e-6);
+}
+
+// A run of well under a second says how long it took: "60 steps in 0.4 s", not "in 0:00".
+TEST(Progress, ASubSecondRunShowsTenthsOfASecond) {
+  Session run;
+  for (int i = 0; i < 60; ++i) run.step(0.007);
+  EXPECT_EQ(progress_summary(run.meter, 60), "60 steps in 0.4 s of training, 9,143 samples/s (0.4 s on the clock)");
+  EXPECT_EQ(duration_text(0), "0.0 s");
+  EXPECT_EQ(duration_text(59.94), "59.9 s");
+  EXPECT_EQ(duration_text(59.96), "1:00");
+  EXPECT_EQ(duration_text(130), "2:10");
 }
 
 // After a pause the rate does not collapse (74 samples/s in the issue) and the ETA does not grow
@@ -67,7 +78,7 @@ TEST(Progress, APauseIsNotTraining) {
   EXPECT_NEAR(run.meter.samples_per_sec(), 6400, 1e-6);
   EXPECT_NEAR(run.meter.eta_seconds(/*total_steps=*/1000, 0), 900 * 0.01, 1e-6);
   EXPECT_EQ(progress_summary(run.meter, 100),
-            "100 steps in 0:01 of training, 6,400 samples/s (10:01 on the clock: 10:00 paused)");
+            "100 steps in 1.0 s of training, 6,400 samples/s (10:01 on the clock: 10:00 paused)");
 }
 
 // A resumed run's first step carries the run's totals (500 steps, 100 s of training in the first
@@ -84,7 +95,7 @@ TEST(Progress, AfterAResumeTheRateIsThisSessions) {
   EXPECT_NEAR(run.meter.session_samples_per_sec(), 3200, 1e-6);
   EXPECT_NEAR(run.meter.eta_seconds(/*total_steps=*/1000, 0), 400 * 0.02, 1e-6);
   EXPECT_EQ(progress_summary(run.meter, 600),
-            "100 steps this session (to step 600) in 0:02 of training, 3,200 samples/s (0:02 on the clock)");
+            "100 steps this session (to step 600) in 2.0 s of training, 3,200 samples/s (2.0 s on the clock)");
 }
 
 // Time between steps that is neither a wait nor a pause (validation, a checkpoint) is part of

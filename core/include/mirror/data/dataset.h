@@ -50,9 +50,12 @@ class Dataset {
   const DatasetInfo& info() const { return info_; }
   int64_t size(Split split) const;
 
+  // Float inputs may be held as uint8 (0-255, for images read from the user's files); gather and
+  // slice then hand them out as float32 divided by 255, so callers always see the model's input.
+
   // Examples at `indices` (any order, repeats allowed). Throws std::out_of_range on a bad index.
   Batch gather(Split split, const std::vector<int64_t>& indices) const;
-  // Examples [begin, end) as views; no copy.
+  // Examples [begin, end): views, no copy (uint8 inputs: converted to a new float32 tensor).
   Batch slice(Split split, int64_t begin, int64_t end) const;
   // Number of examples of each class in a split.
   std::vector<int64_t> class_counts(Split split) const;

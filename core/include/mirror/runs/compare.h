@@ -15,14 +15,22 @@ std::string run_dataset_label(const RunRecord& run);
 std::string run_model_label(const RunRecord& run);
 
 // One row per run: its name, the config values that differ between the runs (a differing model
-// shows as its layer count), then status, final loss, final validation loss, best validation
-// accuracy and duration. Text cells, "-" where a run has no value.
+// shows as its layer count), "data" when a run recorded its own data's content hash (the hash's
+// first 12 hex digits, "-" for a run without one), then status, final loss, final validation
+// loss, best validation accuracy and duration. Text cells, "-" where a run has no value.
 struct ComparisonTable {
   std::vector<std::string> differing;  // the differing config keys, in column order
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
+  std::string same_data;               // same_data_in_words(runs)
 };
 ComparisonTable comparison_table(const std::vector<RunRecord>& runs);
+
+// Whether the runs saw the same data, in a sentence, from the content hashes recorded for their
+// own data (RunRecord::data): "Every run saw the same data: 1 file, content hash 3f2a9c1b0d4e."
+// or "The runs saw different data: ...", naming which runs saw which. Empty when no run recorded
+// a content hash (built-in and generated data record none).
+std::string same_data_in_words(const std::vector<RunRecord>& runs);
 
 // One run of a scaling study: the same config on `replicas` devices, measured once.
 struct ScalingRow {

@@ -40,8 +40,15 @@ struct FittedModel {
   int64_t global_batch = 0;          // as measured
   int measured_replicas = 0;
   int64_t steps_used = 0;            // timelines the fit used
+  // Where the replicas were logical devices of the CPU, they shared its cores: `usable_cores`
+  // (run.json machine.cores) among measured_replicas × `intra_op_threads` (machine.intra_op_threads)
+  // threads. 0 / false when unknown or when the replicas had devices of their own.
+  int usable_cores = 0;
+  int intra_op_threads = 0;
+  bool logical_cpu = false;
 
-  // The link as the run's all-reduces show it (name "loopback", from_run): α and β fitted on the
+  // The link as the run's all-reduces show it (from_run; named "shared memory" when one process
+  // reduced in memory, "loopback" when several processes met over this machine's network): α and β fitted on the
   // ring formula from the measured points (least squares over the points with n >= 2). Only
   // meaningful when measured_link_fitted; otherwise it is the fallback link given to fit_model.
   LinkSpec measured_link;
@@ -98,14 +105,25 @@ struct PredictOptions {
   std::optional<LinkSpec> intra_node_link; // hierarchical; default the nvlink4 preset
   Scaling scaling = Scaling::kWeak;
   std::vector<int> devices = default_device_counts();
+  // Whether the devices are logical devices of this machine's CPU, sharing its cores as the
+  // measured replicas did: n replicas × intra-op threads over the usable cores, so that compute per
+  // example grows by core_load(n) / core_load(measured) (core_load = max(1, threads / cores)).
+  // nullopt: so when the link is the run's own (predicting this machine) and the model says its
+  // replicas were logical CPU devices with known cores; separate devices (GPUs, machines) otherwise.
+  std::optional<bool> share_cores;
 };
+
+// How many times over the replicas ask for the cores: max(1, replicas × threads / cores); 1 when
+// cores or threads are unknown (<= 0).
+double core_load(int replicas, int intra_op_threads, int usable_cores);
 
 // One device count's predicted step.
 struct PredictedPoint {
   int devices = 0;
   int64_t per_replica_batch = 0;  // weak: the measured one; strong: ⌈global / devices⌉
   int64_t global_batch = 0;       // weak: devices × per-replica; strong: the measured one
-  double compute_s = 0;           // compute_per_example × per_replica_batch
+  double compute_s = 0;           // compute_per_example × per_replica_batch (× core_share)
+  double core_share = 1;          // how much slower each example computes for sharing cores (1: not)
   double comm_s = 0;              // the all-reduce (0 at one device)
   double update_s = 0;
   double overhead_s = 0;
@@ -121,6 +139,7 @@ struct Prediction {
   FittedModel model;
   CommModel comm;                  // the link and algorithm it assumed (link resolved)
   Scaling scaling = Scaling::kWeak;
+  bool shares_cores = false;       // the devices were taken as logical CPU devices sharing cores
   std::vector<PredictedPoint> points;
   // The smallest listed device count whose all-reduce takes longer than its compute; 0: none.
   int communication_bound_from = 0;

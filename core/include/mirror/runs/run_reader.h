@@ -22,6 +22,14 @@ struct RunMeta {
   std::string notes;
 };
 
+// The user's own data a run trained on (run.json's "data"): the folder or file it was read from,
+// how many files, and a hash of their contents (hex SHA-256).
+struct RecordedData {
+  std::string data_dir;
+  int64_t file_count = 0;
+  std::string content_hash;
+};
+
 struct RunRecord {
   std::string dir;
   std::string name;               // the directory's name
@@ -56,6 +64,13 @@ struct RunRecord {
   int64_t planned_epochs() const;   // config.epochs, the epochs it was set to train; 0 if unknown
   bool in_scaling_study() const;    // one run of a scaling study (sweep.scaling)
   int processes() const;            // the worker processes that trained it (see recorded_processes)
+  // Its own data's folder, file count and content hash; empty and 0 when it trained on built-in or
+  // generated data, or was recorded before they were noted.
+  RecordedData data() const;
+  // The names of the classes of the data it trained on (run.json's class_names), in class order;
+  // empty when the data named none or the run was recorded before they were noted. A name that
+  // is not a string reads as "".
+  std::vector<std::string> class_names() const;
 };
 
 // The worker processes that trained a run, from its run.json document (workers.world_size): at

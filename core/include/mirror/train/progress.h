@@ -65,8 +65,12 @@ class ProgressMeter {
 // A clock reading: "0:07", "2:10", "1:02:03".
 std::string clock_text(double seconds);
 
-// What a session trained, in one line that adds up: "960 steps in 0:16 of training, 59,597
-// samples/s (2:10 on the clock: 1:53 waiting for the pace, 0:01 paused)". A resumed session says
+// How long something took: seconds with a decimal under a minute ("0.4 s", "12.0 s"), else a
+// clock reading ("2:10"), so that a sub-second run does not read "0:00".
+std::string duration_text(double seconds);
+
+// What a session trained, in one line that adds up: "960 steps in 16.1 s of training, 59,597
+// samples/s (2:10 on the clock: 1:53 waiting for the pace, 0.6 s paused)". A resumed session says
 // so: "100 steps this session (to step 600) in …". `run_steps`: the run's step count at the end.
 std::string progress_summary(const ProgressMeter& m, int64_t run_steps);
 
