@@ -52,7 +52,9 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   source_->setObjectName("lesson_source");
   source_->setWordWrap(true);
   layout->addWidget(source_);
-  auto* buttons = new QHBoxLayout;
+  // One above the other: the dock is a side column, and side by side in projector type the two
+  // buttons made it (and the window) wider than a 1280-pixel screen.
+  auto* buttons = new QVBoxLayout;
   run_ = new QPushButton("Run the lesson");
   run_->setObjectName("lesson_run");
   run_->setToolTip("Train the lesson's runs now, one after another, then compare them");
@@ -61,7 +63,6 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   compare_->setToolTip("Open the lesson's runs compared on the Runs page");
   buttons->addWidget(run_);
   buttons->addWidget(compare_);
-  buttons->addStretch(1);
   layout->addStretch(1);
   outer->addLayout(buttons);
   connect(run_, &QPushButton::clicked, this, &LessonPanel::run_requested);

@@ -1,6 +1,8 @@
 #include "ui/live/live_page.h"
 
 #include <QDir>
+#include <QLabel>
+#include <QVBoxLayout>
 #include <QResizeEvent>
 #include <QScrollArea>
 #include <QTimer>
@@ -20,7 +22,23 @@ LivePage::LivePage(LiveRun* run, QWidget* parent) : QSplitter(Qt::Vertical, pare
   charts_[3] = new MetricChart(Metric::kLearningRate, "Learning rate");
   charts_[3]->hide();
   replicas_ = new ReplicaView;
-  for (auto* c : charts_) addWidget(c);
+  row_ = new QSplitter(Qt::Horizontal);
+  row_->setObjectName("chart_row");
+  row_->setChildrenCollapsible(false);
+  for (auto* c : charts_) row_->addWidget(c);
+  for (int i = 0; i < kMetricCount; ++i) row_->setStretchFactor(i, i == 3 ? 2 : 3);
+  legend_ = new QLabel;
+  legend_->setObjectName("chart_legend");
+  legend_->setWordWrap(true);
+  legend_->setTextFormat(Qt::RichText);  // made from the series' own names and colours
+  legend_->setAlignment(Qt::AlignHCenter);
+  auto* charts = new QWidget;
+  auto* charts_layout = new QVBoxLayout(charts);
+  charts_layout->setContentsMargins(0, 0, 0, 0);
+  charts_layout->setSpacing(0);
+  charts_layout->addWidget(row_, 1);
+  charts_layout->addWidget(legend_);
+  addWidget(charts);
   // Scrolled when the page is short: a replica view whose text wraps on a narrow projector page
   // must not make the window taller than the screen (it pushed the status bar off a 720p one).
   auto* replica_scroll = new QScrollArea;
@@ -29,9 +47,12 @@ LivePage::LivePage(LiveRun* run, QWidget* parent) : QSplitter(Qt::Vertical, pare
   replica_scroll->setWidgetResizable(true);
   replica_scroll->setFrameShape(QFrame::NoFrame);
   replica_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  replica_scroll->setMinimumHeight(0);
   addWidget(replica_scroll);
-  for (int i = 0; i < kMetricCount; ++i) setStretchFactor(i, i == 3 ? 2 : 3);
-  setStretchFactor(kMetricCount, 1);
+  setChildrenCollapsible(false);
+  setStretchFactor(0, 4);
+  setStretchFactor(1, 1);
+  place_legends();
   connect(run_, &LiveRun::run_started, replicas_, &ReplicaView::on_started);
   connect(run_, &LiveRun::run_started, this, [this](const RunStarted& e) {
     // Top-k of k classes or more is always 1: no chart for it then.
@@ -41,6 +62,7 @@ LivePage::LivePage(LiveRun* run, QWidget* parent) : QSplitter(Qt::Vertical, pare
   connect(run_, &LiveRun::run_finished, replicas_, &ReplicaView::on_finished);
   connect(run_, &LiveRun::frame, this, &LivePage::redraw);
   connect(this, &QSplitter::splitterMoved, this, [this] { user_sized_ = true; });
+  connect(row_, &QSplitter::splitterMoved, this, [this] { user_sized_ = true; });
   // A new run may show other charts and more replicas: share the height again once laid out.
   connect(run_, &LiveRun::run_started, this, [this] {
     place_legends();
@@ -66,17 +88,16 @@ void LivePage::resizeEvent(QResizeEvent* event) {
 
 void LivePage::share_height() {
   if (user_sized_ || height() <= 0) return;
-  const int handles = handleWidth() * kMetricCount;
-  const int replica_h = std::min(replicas_->sizeHint().height(), height() / (projector_ ? 4 : 3));
+  const int replica_h = std::min(widget(1)->sizeHint().height(), height() / 5);
+  setSizes({std::max(0, height() - replica_h - handleWidth()), replica_h});
   double weights = 0;
   for (int i = 0; i < kMetricCount; ++i)
     if (!charts_[i]->isHidden()) weights += i == 3 ? 2.0 / 3 : 1.0;
-  const int for_charts = std::max(0, height() - replica_h - handles);
-  QList<int> sizes;
+  const int for_charts = std::max(0, row_->width() - row_->handleWidth() * (kMetricCount - 1));
+  QList<int> widths;
   for (int i = 0; i < kMetricCount; ++i)
-    sizes << (charts_[i]->isHidden() || weights == 0 ? 0 : static_cast<int>(for_charts * (i == 3 ? 2.0 / 3 : 1.0) / weights));
-  sizes << replica_h;
-  setSizes(sizes);
+    widths << (charts_[i]->isHidden() || weights == 0 ? 0 : static_cast<int>(for_charts * (i == 3 ? 2.0 / 3 : 1.0) / weights));
+  row_->setSizes(widths);
 }
 
 void LivePage::redraw() {
@@ -128,6 +149,7 @@ void LivePage::set_log_loss(bool on) {
 
 void LivePage::set_dark(bool dark) {
   for (auto* c : charts_) c->set_dark(dark);
+  place_legends();
   run_->touch();
 }
 
@@ -145,11 +167,8 @@ void LivePage::set_projector(bool on) {
 }
 
 void LivePage::place_legends() {
-  bool first = true;
-  for (auto* c : charts_) {
-    c->set_legend_visible(!projector_ || (first && !c->isHidden()));
-    if (!c->isHidden()) first = false;
-  }
+  for (auto* c : charts_) c->set_legend_visible(false);
+  legend_->setText(charts_[0]->legend_html());
 }
 
 QStringList LivePage::export_charts(const QString& dir) {

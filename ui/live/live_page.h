@@ -1,8 +1,12 @@
 #pragma once
-// The Live page: loss, accuracy and top-k charts of the current run, and the replica view. It
-// subscribes to a LiveRun and redraws on its frames.
+// The Live page: loss, accuracy and top-k charts of the current run side by side, one legend
+// under them, and the replica view below. It subscribes to a LiveRun and redraws on its frames.
+// Side by side, every chart keeps the page's height (a stack of three gave each a sliver on a
+// 720-pixel projector), and the replica view takes at most a fifth of it.
 
 #include <QSplitter>
+
+class QLabel;
 
 #include <cstdint>
 
@@ -21,6 +25,9 @@ class LivePage : public QSplitter {
 
   MetricChart* chart(Metric m) const { return charts_[static_cast<int>(m)]; }
   ReplicaView* replica_view() const { return replicas_; }
+  // The one legend of the charts (their series look the same in each), under them; it wraps
+  // rather than cutting a name short.
+  QLabel* legend() const { return legend_; }
   void set_log_loss(bool on);
   void set_dark(bool dark);
   void set_line_width(double width);
@@ -41,14 +48,17 @@ class LivePage : public QSplitter {
 
  private:
   void redraw();
-  // Gives the replica view what it needs (at most a third) and the charts the rest, the
-  // learning-rate chart two thirds of the others' share; until the user drags a handle.
+  // Gives the replica view what it needs (at most a fifth of the page) and the charts the rest;
+  // side by side, the learning-rate chart two thirds of the others' width; until the user drags
+  // a handle.
   void share_height();
-  // In projector mode only the first chart shown keeps its legend.
+  // The charts' own legends hidden; the page's legend says what their lines are.
   void place_legends();
 
   LiveRun* run_;
   MetricChart* charts_[kMetricCount];
+  QSplitter* row_;  // the charts, side by side
+  QLabel* legend_;
   ReplicaView* replicas_;
   bool learning_rate_switched_off_ = false;
   bool user_sized_ = false;

@@ -7,6 +7,7 @@
 #include <QLineSeries>
 #include <QContextMenuEvent>
 #include <QFileDialog>
+#include <QGraphicsLayout>
 #include <QLogValueAxis>
 #include <QMenu>
 #include <QMessageBox>
@@ -96,6 +97,20 @@ void MetricChart::set_projector(bool on) {
 }
 
 void MetricChart::set_legend_visible(bool on) { chart()->legend()->setVisible(on); }
+
+QString MetricChart::legend_html() const {
+  // Glyphs for the line styles: thin and thick solid, a square marker, dashes with a point.
+  const std::pair<const QXYSeries*, QString> entries[] = {
+      {raw_, QString(2, QChar(0x2500))}, {smooth_, QString(2, QChar(0x2501))}, {train_epochs_, QString(QChar(0x25A0))},
+      {val_epochs_, QString(QChar(0x254C)) + QChar(0x25CF) + QChar(0x254C)}};
+  QStringList html;
+  for (const auto& [series, glyph] : entries) {
+    if (!series->isVisible()) continue;
+    html << QString("<span style=\"color:%1\"><b>%2</b></span>&nbsp;%3")
+                .arg(series->color().name(), glyph, series->name().toHtmlEscaped().replace(' ', "&nbsp;"));
+  }
+  return html.join(" &nbsp;&nbsp; ");
+}
 
 void MetricChart::place_legend() {
   const bool below = projector_ || height() < 260;
@@ -279,9 +294,31 @@ void MetricChart::refresh(const RunMetrics& m) {
   set_nice_range(x_axis_, points.isEmpty() ? 0.0 : points.back().x(), /*whole=*/true);
 }
 
-bool MetricChart::export_png(const QString& path) { return ui::export_png(this, path); }
+namespace {
+// The chart's own legend shown while `write` runs (on the page one legend serves all charts).
+template <typename Write>
+bool with_legend(QChart* chart, Write write) {
+  QLegend* legend = chart->legend();
+  const bool shown = legend->isVisible();
+  const Qt::Alignment where = legend->alignment();
+  legend->setAlignment(Qt::AlignBottom);
+  legend->setVisible(true);
+  if (chart->layout()) chart->layout()->activate();  // laid out before it is drawn
+  const bool ok = write();
+  legend->setVisible(shown);
+  legend->setAlignment(where);
+  if (chart->layout()) chart->layout()->activate();
+  return ok;
+}
+}  // namespace
 
-bool MetricChart::export_svg(const QString& path) { return ui::export_svg(this, path, chart()->title()); }
+bool MetricChart::export_png(const QString& path) {
+  return with_legend(chart(), [&] { return ui::export_png(this, path); });
+}
+
+bool MetricChart::export_svg(const QString& path) {
+  return with_legend(chart(), [&] { return ui::export_svg(this, path, chart()->title()); });
+}
 
 qsizetype MetricChart::plotted_points() const { return raw_->count(); }
 

@@ -31,8 +31,11 @@ class MetricChart : public QChartView {
   // Projector mode: the legend goes below the plot (the plot keeps the width) and the chart's
   // text follows the application font.
   void set_projector(bool on);
-  // Charts stacked on one page share one legend (the series look the same in each).
+  // Charts on one page share one legend (the series look the same in each).
   void set_legend_visible(bool on);
+  // The legend as rich text for a label beside the chart: each series shown, a glyph in its
+  // colour and line style, then its name, never cut short. An exported chart has its own legend.
+  QString legend_html() const;
   // Shows or hides the raw per-step line, the smoothed line, or the per-epoch points (training and
   // validation) of this chart; the y axis fits what is shown. All are shown at first.
   void set_series_shown(ChartSeries series, bool on);

@@ -148,9 +148,15 @@ QTableWidgetItem* read_only_cell(const QString& text) {
 
 void fit_height(QTableWidget* t) {
   int h = t->horizontalHeader()->sizeHint().height() + 2 * t->frameWidth() + 4;
-  for (int r = 0; r < t->rowCount() && r < 8; ++r) h += t->rowHeight(r);
+  int least = h;
+  for (int r = 0; r < t->rowCount() && r < 8; ++r) {
+    h += t->rowHeight(r);
+    if (r < 2) least += t->rowHeight(r);
+  }
   if (t->rowCount() > 8) h += t->horizontalScrollBar()->sizeHint().height();
-  t->setMinimumHeight(std::max(h, 60));
+  // At most as tall as its rows; on a short window (a 720-pixel projector, a lesson's six runs)
+  // down to two rows, scrolled, rather than making the window taller than its screen.
+  t->setMinimumHeight(std::min(std::max(least, 60), std::max(h, 60)));
   t->setMaximumHeight(std::max(h, 60));
 }
 

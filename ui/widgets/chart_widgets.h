@@ -48,7 +48,8 @@ double nice_step(double span, int ticks = 5, bool whole = false);
 // with ticks at multiples of a 1-2-5 step and labels without decimals when `whole` (steps):
 // "0 250 500 750", never "0 0 1 1 1".
 void set_nice_range(QValueAxis* axis, double max, bool whole, bool round_up = true);
-// Makes `t` as tall as its rows (up to eight), so charts beside it get the rest of the space.
+// Makes `t` at most as tall as its rows (up to eight), so charts beside it get the rest of the
+// space, and lets it shrink to two rows (scrolled) where the window is short.
 void fit_height(QTableWidget* t);
 
 }  // namespace mirror::ui

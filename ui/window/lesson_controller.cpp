@@ -6,6 +6,8 @@
 #include <QLabel>
 #include <QTabWidget>
 
+#include <algorithm>
+
 #include "mirror/runs/lesson.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/x_axis.h"
@@ -57,6 +59,7 @@ void LessonController::make_dock() {
   // window being minimised or another dock's tab is not closed: the dock is not hidden then.
   connect(dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
     if (!visible && dock_->isHidden()) window_->error_banner()->setVisible(false);
+    window_->fold_setup();  // an open lesson gives the pages the width
   });
   connect(panel_, &LessonPanel::compare_requested, this, [this] {
     window_->compare_view()->set_x_axis(lesson_axis(panel_->lesson()));
@@ -86,6 +89,8 @@ bool LessonController::open(const QString& name_or_path, int64_t max_steps) {
   dock_->setWindowTitle("Lesson: " + QString::fromStdString(lesson.title));
   dock_->show();
   dock_->raise();
+  // A side column wide enough to read (a quarter of the window), never pushing the window wider.
+  window_->resizeDocks({dock_}, {std::max(240, window_->width() / 4)}, Qt::Horizontal);
   const std::vector<std::string> recorded = recorded_lesson_runs(default_runs_root(), lesson);
   if (recorded.empty()) {
     start();

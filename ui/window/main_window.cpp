@@ -3,14 +3,17 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFrame>
 #include <QGuiApplication>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -49,6 +52,20 @@ QWidget* scrolled(QWidget* w) {
   s->setWidgetResizable(true);
   s->setFrameShape(QFrame::NoFrame);
   return s;
+}
+
+// The settings in one line: "spirals-mlp · blobs · adam, lr 0.01 · batch 64 · 2 logical cpu devices".
+QString setup_summary(const TrainConfig& c) {
+  QStringList parts;
+  if (!c.preset.empty()) parts << QString::fromStdString(c.preset);
+  parts << QString::fromStdString(c.dataset.name);
+  parts << QString("%1, lr %2").arg(QString::fromStdString(c.optimizer.name)).arg(c.optimizer.effective_learning_rate(), 0, 'g', 3);
+  parts << QString("batch %1").arg(c.batch_size);
+  parts << QString("%1 logical %2 device%3")
+               .arg(c.devices.logical)
+               .arg(QString::fromStdString(c.devices.devices))
+               .arg(c.devices.logical == 1 ? "" : "s");
+  return parts.join(" \u00b7 ");
 }
 
 // The preset a first start opens: fashion-cnn where its dataset is installed, else spirals-mlp.
@@ -99,6 +116,26 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   views_->setTabToolTip(views_->indexOf(learned_), "What the model has learned: confusion matrix, examples, decision regions (Ctrl+E)");
   views_->addTab(runs_page_, "Runs");
   views_->setTabToolTip(views_->indexOf(runs_page_), "Every recorded run: rename, tag, annotate, compare (Ctrl+R)");
+  // The settings folded: what they say in one line, and a button that unfolds them.
+  setup_strip_ = new QWidget;
+  setup_strip_->setObjectName("setup_strip");
+  auto* strip_layout = new QHBoxLayout(setup_strip_);
+  strip_layout->setContentsMargins(4, 2, 4, 2);
+  setup_toggle_ = new QToolButton;
+  setup_toggle_->setObjectName("setup_toggle");
+  setup_toggle_->setText("Settings \u25B8");
+  setup_toggle_->setToolTip("Show the Data, Model, Training and Devices tabs beside the pages (read-only while training)");
+  setup_summary_ = plain(new QLabel);
+  setup_summary_->setObjectName("setup_summary");
+  strip_layout->addWidget(setup_toggle_);
+  strip_layout->addWidget(setup_summary_, 1);
+  setup_strip_->setVisible(false);
+  connect(setup_toggle_, &QToolButton::clicked, this, [this] {
+    setup_unfolded_ = !setup_unfolded_;
+    fold_setup();
+  });
+  // Beside the pages' tabs, so that folding the settings costs the pages no height.
+  views_->setCornerWidget(setup_strip_, Qt::TopRightCorner);
   auto* right = new QWidget;
   auto* right_layout = new QVBoxLayout(right);
   right_layout->setContentsMargins(0, 0, 0, 0);
@@ -161,7 +198,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   const bool restored = settings_ && restoreGeometry(settings_->layout().geometry);
   if (!restored) {
     QSize size(1440, 900);
-    if (const QScreen* screen = QGuiApplication::primaryScreen())
+    if (const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen())
       size = size.boundedTo(screen->availableGeometry().size() * 0.95);
     resize(size);
   }
@@ -176,7 +213,12 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   update_train_enabled();
 }
 
-MainWindow::~MainWindow() { launcher_->shut_down(); }
+MainWindow::~MainWindow() {
+  launcher_->shut_down();
+  // The Lesson dock hides as the window closes, after this window's members are gone: it must
+  // not ask for fold_setup() then.
+  if (lessons_->dock()) disconnect(lessons_->dock(), nullptr, lessons_, nullptr);
+}
 
 void MainWindow::set_pace(double steps_per_second) {
   const double pace = std::max(0.0, steps_per_second);
@@ -285,6 +327,24 @@ void MainWindow::update_train_enabled() {
   for (int i = 0; i < tabs_->count(); ++i) tabs_->widget(i)->setEnabled(!running);
   blocked_->setText(why.isEmpty() || running ? "" : "Cannot train: " + why);
   train_->setToolTip(why.isEmpty() ? "Start training (Ctrl+Enter)" : literal("Cannot train: " + why));
+  fold_setup();
+}
+
+void MainWindow::fold_setup() {
+  if (!presentation_) return;  // still being built
+  const bool presenting = presentation_->presentation_action()->isChecked();
+  const bool lesson = lessons_->dock() && !lessons_->dock()->isHidden();
+  const bool busy = launcher_->running() || launcher_->sweeping();
+  if (!busy && !lesson) setup_unfolded_ = false;  // the next run or lesson folds them again
+  const bool room = busy || lesson;
+  tabs_->setVisible(!presenting && (!room || setup_unfolded_));
+  setup_strip_->setVisible(!presenting && room);
+  setup_toggle_->setText(setup_unfolded_ ? "\u25C2 Settings" : "Settings \u25B8");
+  if (!setup_strip_->isVisibleTo(this)) return;
+  // Elided in the middle to at most a third of the window, beside the tabs; whole in its tooltip.
+  const QString summary = setup_summary(current_config());
+  setup_summary_->setText(setup_summary_->fontMetrics().elidedText(summary, Qt::ElideMiddle, std::max(200, width() / 3)));
+  setup_summary_->setToolTip(summary);
 }
 
 TrainConfig MainWindow::current_config() const {
@@ -307,6 +367,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   if (settings_) {
+    tabs_->setVisible(true);  // the split as it is unfolded: the next start shows the settings
     settings_->save_layout({saveGeometry(), findChild<QSplitter*>("main_split")->saveState(), dark_->isChecked(),
                             projector_action()->isChecked()});
     settings_->save_preset(preset_);

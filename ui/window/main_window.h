@@ -1,7 +1,8 @@
 #pragma once
-// The workbench window: dataset, model, training and device panels on the left; the Live page
-// (charts and replica view, following a LiveRun) and the Runs page on the right; run controls in
-// the toolbar; progress in the status bar. It lays out and wires: runs are started by its
+// The workbench window: dataset, model, training and device panels on the left (folded to a
+// one-line strip while training, in a lesson and in a presentation, so that the pages take the
+// width); the Live page (charts and replica view, following a LiveRun) and the Runs page on the
+// right; run controls in the toolbar; progress in the status bar. It lays out and wires: runs are started by its
 // RunLauncher (main_window_runs.cpp reacts to them), settings are kept by WindowSettings, menus
 // are built in main_window_menus.cpp, the status bar is a StatusLine, the Runs page a RunsPage,
 // lessons are the LessonController's, quitting and resuming QuitAndResume's, projector mode and
@@ -26,6 +27,7 @@ class QDockWidget;
 class QLabel;
 class QTabWidget;
 class QMenu;
+class QToolButton;
 
 namespace mirror::ui {
 
@@ -117,6 +119,14 @@ class MainWindow : public QMainWindow {
   // or killed during a run. Hidden otherwise.
   QWidget* resume_offer() const;
 
+  // The settings fold to a one-line summary strip while a run or a lesson's runs train, while a
+  // lesson is open and during a presentation, so that the pages take the window's width; the
+  // strip's button unfolds them until the next run. Called when any of those changes.
+  void fold_setup();
+  // The Data/Model/Training/Devices tabs, and the strip that stands in for them when folded.
+  QTabWidget* setup_tabs() const { return tabs_; }
+  QWidget* setup_strip() const { return setup_strip_; }
+
   // For tests and benchmarks.
   DatasetPanel* dataset_panel() const { return dataset_; }
   ModelPanel* model_panel() const { return model_; }
@@ -191,6 +201,10 @@ class MainWindow : public QMainWindow {
   DevicesPanel* devices_;
   LivePage* live_page_;
   QTabWidget* tabs_;
+  QWidget* setup_strip_;
+  QLabel* setup_summary_;
+  QToolButton* setup_toggle_;
+  bool setup_unfolded_ = false;  // the strip's button showed the settings during a run or lesson
   QLabel* banner_;
   QuitAndResume* quit_;
   LessonController* lessons_;

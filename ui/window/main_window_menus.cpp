@@ -136,7 +136,8 @@ void MainWindow::build_actions() {
   dark_->setCheckable(true);
   connect(dark_, &QAction::toggled, this, &MainWindow::set_dark);
   // Projector mode, Presentation (F5) and Full screen (F11).
-  presentation_ = new Presentation(this, view, views_, tabs_);
+  presentation_ = new Presentation(this, view, views_);
+  connect(presentation_->presentation_action(), &QAction::toggled, this, &MainWindow::fold_setup);
   connect(presentation_->projector_action(), &QAction::toggled, this, &MainWindow::set_projector);
   connect(presentation_, &Presentation::status, status_, &QLabel::setText);
   view->addAction(log_scale_);

@@ -65,6 +65,7 @@ void MainWindow::compare_runs(const QStringList& dirs, bool comparison_only) {
 
 void MainWindow::on_run_begun(const QString& what) {
   banner_->setVisible(false);
+  setup_unfolded_ = false;  // each run gives the pages the width again
   pause_->setChecked(false);
   update_train_enabled();
   status_->setText(what);

@@ -8,8 +8,8 @@
 
 namespace mirror::ui {
 
-Presentation::Presentation(QMainWindow* window, QMenu* view, QTabWidget* pages, QWidget* settings)
-    : QObject(window), window_(window), pages_(pages), settings_(settings) {
+Presentation::Presentation(QMainWindow* window, QMenu* view, QTabWidget* pages)
+    : QObject(window), window_(window), pages_(pages) {
   projector_ = view->addAction("Projector mode (large fonts, thick lines)");
   projector_->setCheckable(true);
   projector_->setShortcut(QKeySequence("Ctrl+Shift+P"));
@@ -51,7 +51,6 @@ void Presentation::window_state_changed() {
 void Presentation::set_presenting(bool on) {
   if (on) projector_before_ = projector_->isChecked();
   projector_->setChecked(on || projector_before_);
-  settings_->setVisible(!on);  // the settings: a presentation shows the pages only
   for (QAction* a : {next_page_, previous_page_, leave_}) a->setEnabled(on);
   Q_EMIT status(on ? "Presentation: Page Down / Page Up change page · Space steps on the Strategy page · "
                      "Ctrl+P pauses · Esc leaves"

@@ -19,9 +19,10 @@ namespace mirror::ui {
 class Presentation : public QObject {
   Q_OBJECT
  public:
-  // Adds the three entries to `view`. A presentation pages through `pages` and hides `settings`.
-  // All of them, and `window`, outlive this object. GUI thread only.
-  Presentation(QMainWindow* window, QMenu* view, QTabWidget* pages, QWidget* settings);
+  // Adds the three entries to `view`. A presentation pages through `pages` (the window folds its
+  // settings away when presentation_action() toggles). Both, and `window`, outlive this object.
+  // GUI thread only.
+  Presentation(QMainWindow* window, QMenu* view, QTabWidget* pages);
 
   QAction* projector_action() const { return projector_; }
   QAction* presentation_action() const { return presentation_; }
@@ -38,7 +39,6 @@ class Presentation : public QObject {
 
   QMainWindow* window_;
   QTabWidget* pages_;
-  QWidget* settings_;
   QAction* projector_;
   QAction* presentation_;
   QAction* full_screen_;

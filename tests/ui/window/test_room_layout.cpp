@@ -1,0 +1,212 @@
+// The window in a room, on Qt's offscreen platform given three screens (1280x720, a projector's;
+// 1366x768; 1920x1080): on each, every page in normal mode, projector mode, a presentation and
+// each built-in lesson (its runs training) fits the screen; on the Live page every chart's plot
+// area is at least 35% of the window's height; no legend shows a name cut to under 8 characters.
+// The window's own screen decides its size and projector type, as on a real machine.
+#include <QAction>
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QDockWidget>
+#include <QFile>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLegend>
+#include <QScreen>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+#include "mirror/runs/lesson.h"
+#include "ui/live/metric_chart.h"
+#include "ui/run/training_controller.h"
+#include "ui/run/run_metrics.h"
+#include "ui/window/main_window.h"
+
+using namespace mirror;
+using namespace mirror::ui;
+
+namespace {
+const QSize kScreens[] = {{1280, 720}, {1366, 768}, {1920, 1080}};
+
+QString screen_name(const QSize& s) { return QString("%1x%2").arg(s.width()).arg(s.height()); }
+
+// The offscreen platform's configuration: the three screens side by side.
+QByteArray offscreen_config() {
+  QJsonArray screens;
+  int x = 0;
+  for (const QSize& s : kScreens) {
+    screens.append(QJsonObject{{"name", screen_name(s)}, {"x", x}, {"y", 0}, {"width", s.width()},
+                               {"height", s.height()}, {"logicalDpi", 96}, {"logicalBaseDpi", 96}, {"dpr", 1}});
+    x += s.width();
+  }
+  return QJsonDocument(QJsonObject{{"synchronousWindowSystemEvents", true}, {"screens", screens}}).toJson();
+}
+
+QScreen* screen_of(const QSize& size) {
+  for (QScreen* s : QGuiApplication::screens())
+    if (s->name() == screen_name(size)) return s;
+  return nullptr;
+}
+
+// The legend entries of `view` as drawn: a cut name ends in an ellipsis.
+QStringList drawn_legend_texts(QChartView* view) {
+  QStringList texts;
+  QLegend* legend = view->chart()->legend();
+  if (!legend->isVisible()) return texts;
+  for (QGraphicsItem* item : view->scene()->items())
+    if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible() && legend->isAncestorOf(text))
+      texts << text->toPlainText();
+  return texts;
+}
+
+// Whether a drawn legend entry was cut to fewer than 8 characters of its name ("gl…", "32…").
+bool cut_short(const QString& drawn) {
+  for (const QString& ellipsis : {QString(QChar(0x2026)), QString("...")})
+    if (drawn.contains(ellipsis)) return drawn.size() - ellipsis.size() < 8;
+  return false;  // whole, however short ("in sync")
+}
+}  // namespace
+
+class RoomLayoutTest : public QObject {
+  Q_OBJECT
+
+ private:
+  // `w` moved onto `screen` and sized to fill it, frame and all, as a teacher does.
+  static void fill(MainWindow& w, QScreen* screen) {
+    const QRect room = screen->availableGeometry();
+    w.setScreen(screen);
+    w.move(room.topLeft());
+    w.resize(room.size());
+    QApplication::processEvents();
+    const QMargins frame(w.geometry().left() - w.frameGeometry().left(), w.geometry().top() - w.frameGeometry().top(),
+                         w.frameGeometry().right() - w.geometry().right(),
+                         w.frameGeometry().bottom() - w.geometry().bottom());
+    w.resize(room.size().shrunkBy(frame));
+  }
+
+  // Every page of `w` on `screen`, as `mode` left it.
+  static void check_pages(MainWindow& w, QScreen* screen, const QString& mode) {
+    const QRect room = screen->availableGeometry();
+    for (int page = 0; page < w.views()->count(); ++page) {
+      w.views()->setCurrentIndex(page);
+      QTest::qWait(50);
+      QApplication::processEvents();
+      const QString where = QString("%1, %2, %3 page").arg(screen->name(), mode, w.views()->tabText(page));
+      const QSize need = w.minimumSizeHint();
+      QVERIFY2(need.width() <= room.width() && need.height() <= room.height(),
+               qPrintable(QString("%1: the window needs %2x%3").arg(where).arg(need.width()).arg(need.height())));
+      const QSize size = w.frameGeometry().size();
+      QVERIFY2(size.width() <= room.width() && size.height() <= room.height(),
+               qPrintable(QString("%1: the window is %2x%3").arg(where).arg(size.width()).arg(size.height())));
+      for (QChartView* view : w.views()->currentWidget()->findChildren<QChartView*>()) {
+        if (!view->isVisible()) continue;
+        for (const QString& text : drawn_legend_texts(view))
+          QVERIFY2(!cut_short(text), qPrintable(QString("%1: a legend shows \"%2\" (chart \"%3\")")
+                                                    .arg(where, text, view->chart()->title())));
+      }
+      if (page != 0) continue;
+      for (Metric m : {Metric::kLoss, Metric::kAccuracy, Metric::kTopK, Metric::kLearningRate}) {
+        MetricChart* chart = w.chart(m);
+        if (!chart->isVisible()) continue;
+        const double plot = chart->chart()->plotArea().height();
+        qInfo("%s: %s plot %.0f px, window %dx%d", qPrintable(where), qPrintable(chart->chart()->title()), plot,
+              w.frameGeometry().width(), w.frameGeometry().height());
+        QVERIFY2(plot >= 0.35 * w.height(), qPrintable(QString("%1: the %2 chart's plot is %3 px high, the window %4")
+                                                           .arg(where, chart->chart()->title())
+                                                           .arg(plot)
+                                                           .arg(w.height())));
+      }
+    }
+  }
+
+  // A window with `lesson` open (its runs training, or done when they end by themselves), or
+  // without: in normal mode, projector mode and a presentation; on each screen in turn.
+  void check_window(const QString& lesson) {
+    QTemporaryDir runs;  // a lesson's runs recorded earlier would open compared instead of training
+    QVERIFY(runs.isValid());
+    qputenv("MIRROR_RUNS_DIR", runs.path().toUtf8());
+    MainWindow w(false);
+    fill(w, screen_of(kScreens[0]));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    fill(w, screen_of(kScreens[0]));  // shown, its frame is known
+    QTRY_VERIFY_WITH_TIMEOUT(w.train_action()->isEnabled(), 60000);
+    w.set_quit_choice([] { return MainWindow::QuitChoice::kStopAndQuit; });
+    if (!lesson.isEmpty()) {
+      // Its runs training (the Live page, the settings folded), then compared once they end (a
+      // comparison of six runs, whose table made the window 775 pixels high on a 720 one).
+      QVERIFY2(w.open_lesson(lesson, /*max_steps=*/30), qPrintable(w.error_banner()->text()));
+      QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 0 || !w.sweeping(), 60000);
+      check_pages(w, screen_of(kScreens[0]), "lesson " + lesson + " training");
+      if (QTest::currentTestFailed()) return;
+      QTRY_VERIFY_WITH_TIMEOUT(!w.sweeping(), 120000);
+    }
+    for (const QSize& size : kScreens) {
+      QScreen* screen = screen_of(size);
+      fill(w, screen);
+      if (!lesson.isEmpty()) {
+        check_pages(w, screen, "lesson " + lesson + " compared");
+        if (QTest::currentTestFailed()) return;
+        continue;
+      }
+      check_pages(w, screen, "normal");
+      if (QTest::currentTestFailed()) return;
+      // Projector type follows the screen the mode is turned on in (1/40 of its height).
+      w.projector_action()->setChecked(true);
+      check_pages(w, screen, "projector");
+      w.projector_action()->setChecked(false);
+      if (QTest::currentTestFailed()) return;
+      w.presentation_action()->setChecked(true);
+      check_pages(w, screen, "presentation");
+      w.presentation_action()->setChecked(false);  // the application's font is everyone's
+      if (QTest::currentTestFailed()) return;
+    }
+    if (w.running() || w.sweeping()) {
+      w.stop_action()->trigger();
+      QTRY_VERIFY_WITH_TIMEOUT(!w.running() && !w.sweeping(), 60000);
+    }
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    register_event_types();
+    QCOMPARE(QGuiApplication::screens().size(), qsizetype(3));
+    for (const QSize& s : kScreens) QVERIFY(screen_of(s));
+  }
+
+  // One window per row, moved onto each screen in turn (a window per screen and mode took 7
+  // minutes: each loads its dataset and starts LibTorch's threads).
+  void everyPageFitsAndKeepsItsChartsReadable_data() {
+    QTest::addColumn<QString>("lesson");
+    QTest::newRow("normal, projector, presentation") << QString();
+    for (const Lesson& lesson : lessons())
+      if (lesson.source == "built-in") QTest::newRow(qPrintable("lesson " + QString::fromStdString(lesson.name))) << QString::fromStdString(lesson.name);
+  }
+
+  void everyPageFitsAndKeepsItsChartsReadable() {
+    QFETCH(QString, lesson);
+    check_window(lesson);
+  }
+};
+
+// The offscreen platform with three screens, whatever QT_QPA_PLATFORM says.
+int main(int argc, char** argv) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("screens.json");
+  QFile config(path);
+  if (!dir.isValid() || !config.open(QIODevice::WriteOnly) || config.write(offscreen_config()) < 0) return 2;
+  config.close();
+  qputenv("QT_QPA_PLATFORM", ("offscreen:configfile=" + path).toUtf8());
+  QApplication app(argc, argv);
+  RoomLayoutTest test;
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "test_room_layout.moc"
