@@ -17,7 +17,17 @@ namespace {
 constexpr int kLabelChars = 18;
 // The smallest type the cells' numbers are drawn in; smaller cells go without numbers.
 constexpr double kSmallestPoints = 6.5;
+
+// Black or white, whichever reads better on `fill` (WCAG's relative luminance: the two contrast
+// alike at 0.179).
+QColor readable_on(const QColor& fill) {
+  const auto linear = [](double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); };
+  const double y = 0.2126 * linear(fill.redF()) + 0.7152 * linear(fill.greenF()) + 0.0722 * linear(fill.blueF());
+  return y > 0.179 ? Qt::black : Qt::white;
+}
 }  // namespace
+
+QColor ConfusionMatrixView::answer_colour(bool right) { return right ? QColor(0, 114, 178) : QColor(230, 159, 0); }
 
 ConfusionMatrixView::ConfusionMatrixView(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
@@ -59,7 +69,8 @@ QRectF ConfusionMatrixView::grid_rect() const {
   for (int64_t k = 0; k < ev_.classes; ++k)
     label_width = std::max(label_width, fm.horizontalAdvance(row_name(k).left(kLabelChars)));
   // Left: the axis title (drawn turned) and the row names; top: the axis title and the column numbers.
-  const double left = fm.height() + 6 + std::min(label_width, width() / 3) + 6;
+  // (+2: the row names are elided to this width, and a name measured exactly can round to "…".)
+  const double left = fm.height() + 6 + std::min(label_width + 2, width() / 3) + 6;
   const double top = 2 * fm.height() + 8;
   const double side = std::max(0.0, std::min(width() - left - 4, height() - top - 4));
   return {left, top, side, side};
@@ -141,12 +152,13 @@ void ConfusionMatrixView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(fm.height() + 6, g.top() + at + s / 2 - fm.height() / 2.0, g.left() - fm.height() - 12, fm.height()),
                Qt::AlignRight | Qt::AlignVCenter, name);
   }
-  // Cells: green for right answers, red for mistakes; the share of the row sets the strength
+  // Cells: blue for right answers, orange for mistakes (Okabe and Ito's pair that colour-blind
+  // viewers tell apart, where green and red merge); the share of the row sets the strength
   // (or, for counts, the share of the largest cell off or on the diagonal).
   int64_t max_off = 1, max_on = 1;
   for (int64_t t = 0; t < ev_.classes; ++t)
     for (int64_t q = 0; q < ev_.classes; ++q) (t == q ? max_on : max_off) = std::max(t == q ? max_on : max_off, ev_.count(t, q));
-  const QColor right(46, 160, 67), wrong(214, 39, 40), base = palette().color(QPalette::Base);
+  const QColor right = answer_colour(true), wrong = answer_colour(false), base = palette().color(QPalette::Base);
   // Numbers in the cells when they fit: in the widget's font, or down to kSmallestPoints.
   QString widest;
   for (int64_t t = 0; t < ev_.classes; ++t)
@@ -176,7 +188,7 @@ void ConfusionMatrixView::paintEvent(QPaintEvent*) {
                                            static_cast<float>(base.blueF() + (hue.blueF() - base.blueF()) * strength));
       p.fillRect(cell, fill);
       if (numbers && n > 0) {
-        p.setPen(fill.lightnessF() < 0.55 ? Qt::white : Qt::black);
+        p.setPen(readable_on(fill));
         p.drawText(cell, Qt::AlignCenter, cell_text(t, q));
       }
     }

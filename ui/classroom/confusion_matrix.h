@@ -1,9 +1,10 @@
 #pragma once
 // A confusion matrix drawn as a heat map: rows are the true classes, columns the predicted ones;
-// right answers (the diagonal) in green, mistakes in red, stronger where there are more. Shows
+// right answers (the diagonal) in blue, mistakes in orange, stronger where there are more. Shows
 // counts or row-normalised shares; hovering a cell tells its count and a few of its examples,
 // clicking it selects it.
 
+#include <QColor>
 #include <QStringList>
 #include <QWidget>
 
@@ -15,6 +16,9 @@ class ConfusionMatrixView : public QWidget {
   Q_OBJECT
  public:
   explicit ConfusionMatrixView(QWidget* parent = nullptr);
+
+  // The hue of right answers (true) and of mistakes (false), at a cell's full strength.
+  static QColor answer_colour(bool right);
 
   // Shows `evaluation` (copied) with `class_names` for its rows (numbers when shorter). Keeps the
   // selected cell when it still exists.

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -10,14 +11,18 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
 #include "mirror/data/dataset.h"
 #include "mirror/data/preview.h"
+#include "mirror/data/registry.h"
 #include "mirror/runs/compare.h"
 #include "mirror/runs/evaluations.h"
 #include "mirror/runs/run_reader.h"
+#include "mirror/train/config.h"
+#include "mirror/util/json_fields.h"
 #include "ui/classroom/confusion_matrix.h"
 #include "ui/run/live_run.h"
 #include "ui/widgets/class_look.h"
@@ -30,8 +35,24 @@ namespace {
 constexpr size_t kConfusedPairs = 8;
 constexpr int kThumbnail = 48;
 constexpr int kTextChars = 160;  // of a decoded newswire shown under its prediction
+constexpr size_t kFeaturesShown = 6;  // of a table row's
 
 QString percent(double share) { return QString::number(100.0 * share, 'f', 1) + "%"; }
+
+// An example that is not a picture, in words: a text's first words (its vocabulary's), a point's
+// place, a table row's first features. Empty for a picture.
+QString example_words(const ExamplePreview& p) {
+  if (!p.text.empty()) {
+    const QString text = QString::fromStdString(p.text);
+    return text.size() > kTextChars ? text.left(kTextChars) + "…" : text;
+  }
+  if (p.shape.size() != 1 || p.values.empty()) return {};
+  if (p.values.size() == 2) return QString("at (%1, %2)").arg(p.values[0], 0, 'f', 2).arg(p.values[1], 0, 'f', 2);
+  QStringList shown;
+  for (size_t i = 0; i < std::min<size_t>(p.values.size(), kFeaturesShown); ++i) shown << QString::number(p.values[i], 'g', 4);
+  if (p.values.size() > kFeaturesShown) shown << QString("… (%1 features)").arg(p.values.size());
+  return "features " + shown.join(", ");
+}
 
 QLabel* heading(const QString& text) {
   auto* l = new QLabel(QString("<b>%1</b>").arg(text));
@@ -162,13 +183,25 @@ bool LearnedView::show_recorded(const QString& dir) {
   recorded_ = read_evaluations(dir.toStdString(), &warnings);
   recorded_dir_ = dir;
   recorded_dataset_.clear();
+  recorded_class_names_.clear();
+  recorded_content_hash_.clear();
+  recorded_data_options_.clear();
+  recorded_data_.reset();
   try {
     const RunRecord record = read_run(dir.toStdString());
     recorded_dataset_ = run_dataset_label(record);
+    if (recorded_dataset_ == "-") recorded_dataset_.clear();  // not recorded: any dataset of its shape may be it
+    recorded_class_names_ = record.class_names();
+    if (const auto data = record.run.find("data"); data != record.run.end() && data->is_object())
+      recorded_content_hash_ = json_string(*data, "content_hash");
+    if (const auto config = record.run.find("config"); config != record.run.end() && config->is_object())
+      if (const auto data = config->find("dataset"); data != config->end() && data->is_object() && data->contains("name"))
+        recorded_data_options_ = config->dump();
   } catch (const std::exception&) {
   }
   follow_latest_ = true;
   list_epochs();
+  load_recorded_data();
   if (recorded_.empty()) {
     summary_->setText(QString("%1 recorded no validations%2 (runs from before this version, or on data without a "
                               "validation split, have none).")
@@ -194,6 +227,8 @@ void LearnedView::on_evaluations_changed() {
     run_dataset_.reset();
     recorded_dir_.clear();
     recorded_.clear();
+    recorded_class_names_.clear();
+    recorded_data_.reset();
     follow_latest_ = true;
   }
   if (run_->running() && run_->evaluations().empty()) run_dataset_.reset();  // a new run, on the loaded data
@@ -215,22 +250,60 @@ void LearnedView::list_epochs() {
 
 bool LearnedView::fits(const Dataset& data, const Evaluation& ev) const {
   const auto& info = data.info();
-  const std::string& run_data = recorded_dir_.isEmpty() ? run_->started().dataset : recorded_dataset_;
+  const bool recorded = !recorded_dir_.isEmpty();
+  const std::string& run_data = recorded ? recorded_dataset_ : run_->started().dataset;
   if (info.num_classes != ev.classes || data.size(Split::kValidation) != ev.total()) return false;
+  // Two folders of one's own are both "images": the classes the run recorded tell them apart.
+  if (recorded && !recorded_class_names_.empty() && info.class_names != recorded_class_names_) return false;
+  if (recorded && !recorded_content_hash_.empty() && info.content_hash != recorded_content_hash_) return false;
   return run_data.empty() || run_data == info.name;
 }
 
 const Dataset* LearnedView::matching_dataset(const Evaluation& ev) const {
   if (recorded_dir_.isEmpty() && run_dataset_ && fits(*run_dataset_, ev)) return run_dataset_.get();
   if (dataset_ && fits(*dataset_, ev)) return dataset_.get();
+  if (!recorded_dir_.isEmpty() && recorded_data_ && fits(*recorded_data_, ev)) return recorded_data_.get();
   return nullptr;
 }
 
 QStringList LearnedView::class_names(const Evaluation& ev) const {
   const Dataset* data = matching_dataset(ev);
+  const DatasetInfo* info = data ? &data->info() : nullptr;
+  DatasetInfo recorded;  // a recorded run's classes as its run.json names them, whatever is loaded
+  if (!recorded_dir_.isEmpty() && static_cast<int64_t>(recorded_class_names_.size()) == ev.classes) {
+    recorded.class_names = recorded_class_names_;
+    info = &recorded;
+  }
   QStringList names;
-  for (int64_t k = 0; k < ev.classes; ++k) names << class_label(data ? &data->info() : nullptr, k);
+  for (int64_t k = 0; k < ev.classes; ++k) names << class_label(info, k);
   return names;
+}
+
+void LearnedView::load_recorded_data() {
+  if (recorded_.empty() || recorded_data_options_.empty()) return;
+  if (dataset_ && fits(*dataset_, recorded_.back())) return;  // the loaded one is the run's
+  DatasetOptions options;
+  try {
+    options = config_from_json(nlohmann::json::parse(recorded_data_options_)).dataset;
+  } catch (const std::exception&) {
+    return;  // a config this version cannot read: the classes keep their recorded names
+  }
+  ++recorded_loads_;
+  auto* watcher = new QFutureWatcher<std::shared_ptr<const Dataset>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, dir = recorded_dir_] {
+    watcher->deleteLater();
+    --recorded_loads_;
+    if (dir != recorded_dir_) return;  // another run was chosen meanwhile
+    recorded_data_ = watcher->result();
+    if (recorded_data_) show_evaluation();
+  });
+  watcher->setFuture(QtConcurrent::run([options]() -> std::shared_ptr<const Dataset> {
+    try {
+      return load_dataset(options);
+    } catch (const std::exception&) {  // its files gone or changed: the examples stay without pictures
+      return nullptr;
+    }
+  }));
 }
 
 void LearnedView::show_evaluation() {
@@ -247,8 +320,8 @@ void LearnedView::show_evaluation() {
   matrix_->set_evaluation(*ev, class_names(*ev));
   const int64_t total = ev->total();
   const QString source = recorded_dir_.isEmpty() ? QString() : QString("Recorded run %1. ").arg(QDir(recorded_dir_).dirName());
-  summary_->setText(source + QString("After epoch %1 (step %2): %3 of %4 validation examples right (%5). Green cells are right "
-                            "answers, red ones mistakes.")
+  summary_->setText(source + QString("After epoch %1 (step %2): %3 of %4 validation examples right (%5). Blue cells are right "
+                            "answers, orange ones mistakes.")
                         .arg(ev->epoch)
                         .arg(ev->global_step)
                         .arg(ev->correct())
@@ -357,8 +430,7 @@ void LearnedView::fill_examples() {
     if (i < previews.size()) {
       const ExamplePreview& p = previews[i];
       if (const QPixmap thumb = example_thumbnail(p, kThumbnail); !thumb.isNull()) item->setIcon(thumb);
-      else if (!p.text.empty()) text += "\n" + QString::fromStdString(p.text).left(kTextChars) + "…";
-      else if (p.values.size() == 2) text += QString("\nat (%1, %2)").arg(p.values[0], 0, 'f', 2).arg(p.values[1], 0, 'f', 2);
+      else if (const QString words = example_words(p); !words.isEmpty()) text += "\n" + words;
     }
     item->setText(text);
     item->setData(Qt::UserRole, static_cast<qlonglong>(e.index));

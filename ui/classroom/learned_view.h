@@ -42,8 +42,12 @@ class LearnedView : public QWidget {
 
   // Shows the evaluations recorded in run directory `dir` (a finished run, one another process
   // writes) until the live run begins anew. False, saying why in the summary, when it has none.
+  // Its classes are named as its run.json recorded them; its examples and points come from the
+  // loaded dataset when that is the run's, else from the run's own data, read again in the
+  // background (recorded_data_loading() until it is in or found gone).
   bool show_recorded(const QString& dir);
   bool showing_recorded() const { return !recorded_dir_.isEmpty(); }
+  bool recorded_data_loading() const { return recorded_loads_ > 0; }
 
   // The evaluation shown: the latest, unless an earlier epoch was chosen. Null before any.
   const Evaluation* shown() const;
@@ -72,9 +76,12 @@ class LearnedView : public QWidget {
   // The dataset the shown run validates on, the live run's own or the loaded one; null when
   // neither is.
   const Dataset* matching_dataset(const Evaluation& ev) const;
-  // Whether the shown run validated on `data` (same name, classes and validation size).
+  // Whether the shown run validated on `data` (same name, classes and validation size; for a
+  // recorded run also the class names and, for one's own files, the content hash it recorded).
   bool fits(const Dataset& data, const Evaluation& ev) const;
   QStringList class_names(const Evaluation& ev) const;
+  // Reads the shown recorded run's data again when the loaded dataset is not the one it validated on.
+  void load_recorded_data();
 
   LiveRun* run_;
   std::shared_ptr<const Dataset> dataset_;
@@ -93,6 +100,11 @@ class LearnedView : public QWidget {
   bool follow_latest_ = true;  // the epoch choice moves on with new validations
   QString recorded_dir_;       // a recorded run shown instead of the live one
   std::string recorded_dataset_;
+  std::vector<std::string> recorded_class_names_;  // run.json's; empty when it named none
+  std::string recorded_content_hash_;               // run.json's data.content_hash (own data); else empty
+  std::string recorded_data_options_;               // its config (JSON text) when it names its dataset; else empty
+  std::shared_ptr<const Dataset> recorded_data_;    // its data read again, when the loaded one is not it
+  int recorded_loads_ = 0;                          // background reads of it not yet back
   std::vector<Evaluation> recorded_;
 };
 

@@ -56,6 +56,12 @@ ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
   whatif_chart_->setMinimumHeight(200);
   // Too narrow for a legend beside the throughput chart: the sentence under both gives the key.
   whatif_chart_->chart()->legend()->setVisible(false);
+  // Nor inside the throughput chart: its key goes under it, where the names wrap instead.
+  throughput_chart_->chart()->legend()->setVisible(false);
+  throughput_key_ = new QLabel;
+  throughput_key_->setObjectName("scaling_throughput_key");
+  throughput_key_->setTextFormat(Qt::RichText);  // our series names only, with their colours
+  throughput_key_->setWordWrap(true);
   link_choice_ = new QComboBox;
   link_choice_->setObjectName("scaling_link");
   link_choice_->addItem("as measured here", QString());
@@ -72,7 +78,12 @@ ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
   // The what-if beside the measured boxes, its link and sentence under both, then where the
   // measured steps' time went.
   auto* charts = new QSplitter(Qt::Horizontal);
-  charts->addWidget(throughput_chart_);
+  auto* throughput_box = new QWidget;
+  auto* throughput_layout = new QVBoxLayout(throughput_box);
+  throughput_layout->setContentsMargins(0, 0, 0, 0);
+  throughput_layout->addWidget(throughput_chart_, 1);
+  throughput_layout->addWidget(throughput_key_);
+  charts->addWidget(throughput_box);
   charts->addWidget(whatif_chart_);
   charts->setSizes({1000, 1000});  // half each, whatever the charts' size hints
   auto* whatif_words = new QWidget;
@@ -104,6 +115,32 @@ ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
 }
 
 namespace {
+
+// A chart's key in words: each named series' line (or box) drawn in text in its colour, then its
+// whole name. Names are ours, not the user's.
+QString chart_key(const QChart* chart) {
+  QStringList entries;
+  for (const QAbstractSeries* s : chart->series()) {
+    if (s->name().isEmpty()) continue;
+    QColor colour;
+    QString mark = "■";
+    if (const auto* line = qobject_cast<const QLineSeries*>(s)) {
+      colour = line->pen().color();
+      switch (line->pen().style()) {
+        case Qt::DashLine: mark = "– –"; break;
+        case Qt::DotLine: mark = "···"; break;
+        case Qt::DashDotLine: mark = "–·–"; break;
+        default: mark = "—"; break;
+      }
+    } else if (const auto* box = qobject_cast<const QBoxPlotSeries*>(s)) {
+      colour = box->pen().color();
+      mark = "▭";
+    }
+    entries << QString("<span style=\"color:%1\"><b>%2</b></span>&nbsp;%3")
+                   .arg(colour.name(), mark, s->name().toHtmlEscaped().replace(' ', "&nbsp;"));
+  }
+  return entries.join(" &nbsp; ");
+}
 
 // The what-if's model for a study: compute, update and overhead from the runs with the fewest
 // replicas (one device as it ran alone: on logical devices the others share its cores), the link
@@ -239,7 +276,7 @@ void ScalingPage::redraw() {
   reset(throughput);
   // Each count's tries as a box from the slowest to the fastest, the median across it.
   auto* measured = new QBoxPlotSeries;
-  measured->setName("measured tries");  // the box spans the slowest to the fastest, the line is the median
+  measured->setName("measured tries (box: slowest to fastest, line: median)");
   measured->setBrush(palette_colour(0).lighter(150));
   measured->setPen(QPen(palette_colour(0), 2));
   const double base = points.empty() ? 0 : points.front().samples_per_sec;
@@ -304,6 +341,8 @@ void ScalingPage::redraw() {
   throughput->addAxis(percent, Qt::AlignRight);
   efficiency->attachAxis(x_axis);
   efficiency->attachAxis(percent);
+  throughput->legend()->setVisible(false);  // a theme may bring it back: the key under the chart says it
+  throughput_key_->setText(chart_key(throughput));
 
   QChart* breakdown = breakdown_chart_->chart();
   reset(breakdown);
@@ -341,7 +380,13 @@ std::string ScalingPage::prediction_words() const {
   words += " On the what-if chart: the line is the prediction, grey dashes perfect scaling, the dots the measured "
            "medians (bars: slowest to fastest try)";
   words += prediction_->communication_bound_from > 0 ? ", the dash-dot line where the all-reduce overtakes the compute." : ".";
-  if (logical && study_.points.size() >= 2)
+  if (logical && study_.points.size() >= 2 && prediction_->shares_cores)
+    words += fmt::format(
+        " These replicas are logical devices sharing one machine's {} cores, {} thread{} each: the prediction "
+        "slows each device's compute once the replicas ask for more threads than there are cores, as the "
+        "measured boxes did.",
+        m.usable_cores, m.intra_op_threads, m.intra_op_threads == 1 ? "" : "s");
+  else if (logical && study_.points.size() >= 2)
     words +=
         " These replicas are logical devices sharing one machine's cores; the prediction gives every device the "
         "compute it measured alone, as separate GPUs or machines would have, so the measured boxes fall below "

@@ -40,6 +40,9 @@ class ScalingPage : public QWidget {
   bool has_study() const;
   const ScalingStudy& study() const { return study_; }
   QChartView* throughput_chart() const { return throughput_chart_; }
+  // The throughput chart's key, under it: every series by its whole name with its colour and line
+  // (the chart is half the page wide: a legend inside it cut the names to "me…").
+  QLabel* throughput_key() const { return throughput_key_; }
   QChartView* breakdown_chart() const { return breakdown_chart_; }
   QTableWidget* table() const { return table_; }
   QLabel* text() const { return text_; }
@@ -69,6 +72,7 @@ class ScalingPage : public QWidget {
   std::optional<Prediction> prediction_;
   std::string prediction_error_;
   QChartView* throughput_chart_;
+  QLabel* throughput_key_;
   QChartView* breakdown_chart_;
   QTableWidget* table_;
   ReadingWithDetails* reading_;

@@ -97,12 +97,13 @@ void PointPlot::paintEvent(QPaintEvent*) {
   }
   p.setPen(QPen(palette().color(QPalette::Mid), 1));
   p.drawRect(r);
-  // Points: small enough to see the regions between them, outlined to stand out on them.
-  const double radius = std::clamp(r.width() / 110.0, 2.0, 6.0);
+  // Points: small enough to see the regions between them, outlined to stand out on them, and
+  // shaped by class so that colour is not the only cue.
+  const double radius = std::clamp(r.width() / 110.0, 2.5, 6.0);
   p.setPen(QPen(palette().color(QPalette::Text), 0.6));
   for (const auto& pt : points_) {
     p.setBrush(class_color(pt.label));
-    p.drawEllipse(to_widget(pt.x, pt.y), radius, radius);
+    draw_class_marker(p, to_widget(pt.x, pt.y), radius, pt.label);
   }
   // The plane's extent at the corners.
   p.setPen(palette().color(QPalette::Text));

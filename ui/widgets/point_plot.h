@@ -1,5 +1,5 @@
 #pragma once
-// A 2-D point set drawn as a scatter plot, one colour per class, optionally over a model's
+// A 2-D point set drawn as a scatter plot, one colour and marker shape per class, optionally over a model's
 // decision regions (each region tinted with its class's colour, paler where the model is less
 // sure). The Data tab shows a point dataset with it; the Learned tab adds the regions.
 

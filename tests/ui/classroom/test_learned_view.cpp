@@ -10,6 +10,9 @@
 #include <QtTest>
 
 #include <fstream>
+#include <functional>
+
+#include <torch/types.h>
 
 #include "mirror/data/registry.h"
 #include "mirror/runs/evaluations.h"
@@ -48,6 +51,18 @@ Evaluation known_evaluation(int epoch) {
   }
   b.add(labels.data(), static_cast<int64_t>(labels.size()), top);
   return std::move(b).finish(epoch, epoch * 10);
+}
+
+// known_evaluation's validation split as data of one's own: x_val built by `example(i, label)`,
+// a few training examples beside it. `shape` is one example's (channels last).
+std::shared_ptr<const Dataset> own_data(DatasetInfo info, const std::function<torch::Tensor(int64_t, int64_t)>& example) {
+  const std::vector<int64_t> labels = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2};
+  std::vector<torch::Tensor> xs;
+  for (size_t i = 0; i < labels.size(); ++i) xs.push_back(example(static_cast<int64_t>(i), labels[i]));
+  const torch::Tensor x = torch::stack(xs);
+  const torch::Tensor y = torch::tensor(labels, torch::kInt64);
+  info.num_classes = 3;
+  return std::make_shared<const Dataset>(std::move(info), x.slice(0, 0, 3).clone(), y.slice(0, 0, 3).clone(), x, y);
 }
 
 QString recorded_run(const QTemporaryDir& root) {
@@ -109,6 +124,39 @@ class LearnedViewTest : public QObject {
     QCOMPARE(view.shown()->epoch, 1);
   }
 
+  // A finished run opened from the Runs page while another dataset is loaded: its classes keep the
+  // names its run.json recorded, and its examples and points come from its own data, read again.
+  void aRecordedRunSpeaksOfItsOwnDataWhateverIsLoaded() {
+    QTemporaryDir runs;
+    qputenv("MIRROR_RUNS_DIR", runs.path().toUtf8());
+    RunLauncher launcher;
+    QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
+    TrainConfig c = points_config(1);
+    c.dataset.classes = 4;
+    launcher.start_run(c, load_dataset(c.dataset));
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(launcher.live()->last_result().status, RunStatus::kFinished);
+    const QString dir = launcher.run_dir();
+
+    TrainingController controller;
+    LiveRun idle(&controller);
+    LearnedView view(&idle);
+    view.resize(900, 700);
+    view.show();
+    DatasetOptions other;
+    other.name = "xor";  // two classes: not the run's four
+    view.set_dataset(load_dataset(other));
+    QVERIFY(view.show_recorded(dir));
+    QCOMPARE(view.per_class()->rowCount(), 4);
+    QCOMPARE(view.per_class()->item(0, 0)->text(), QString("0 class 0"));
+    QCOMPARE(view.per_class()->item(3, 0)->text(), QString("3 class 3"));
+    QTRY_VERIFY_WITH_TIMEOUT(!view.recorded_data_loading(), 30000);
+    QVERIFY(view.examples()->count() > 0);
+    QVERIFY2(view.examples()->item(0)->text().contains(" class "), qPrintable(view.examples()->item(0)->text()));
+    QVERIFY2(view.examples()->item(0)->text().contains("at ("), qPrintable(view.examples()->item(0)->text()));
+    QCOMPARE(static_cast<int64_t>(view.regions()->points().size()), view.matrix()->evaluation().total());
+  }
+
   // A recorded run: hovering a cell says its count and examples; clicking lists them; the most
   // confused pairs and the per-class accuracy read as the counts say.
   void aCellTellsItsCountAndListsItsExamples() {
@@ -155,6 +203,61 @@ class LearnedViewTest : public QObject {
     QCOMPARE(view.per_class()->item(2, 2)->text(), QString("100.0%"));
     // Points only for 2-D data: this run has none.
     QVERIFY(!view.regions()->isVisible());
+  }
+
+  // The examples behind a cell for data of one's own: 32x32 colour pictures in their colours, a
+  // text in its vocabulary's words, a table row by its features.
+  void examplesOfOwnDataShowAsThemselves() {
+    QTemporaryDir root;
+    TrainingController controller;
+    LiveRun live(&controller);
+    LearnedView view(&live);
+    view.resize(900, 700);
+    view.show();
+    DatasetInfo pictures;
+    pictures.name = "images";
+    pictures.input_shape = {32, 32, 3};
+    pictures.class_names = {"red", "green", "blue"};
+    view.set_dataset(own_data(pictures, [](int64_t, int64_t label) {  // the label's colour channel lit
+      torch::Tensor x = torch::zeros({32, 32, 3});
+      x.select(2, label).fill_(1.0f);
+      return x;
+    }));
+    QVERIFY(view.show_recorded(recorded_run(root)));
+    ConfusionMatrixView* m = view.matrix();
+    QTest::mouseClick(m, Qt::LeftButton, {}, m->cell_center(1, 2));  // true green, taken for blue
+    QCOMPARE(view.examples()->count(), 3);
+    QVERIFY2(view.examples()->item(0)->text().contains("true 1 green"), qPrintable(view.examples()->item(0)->text()));
+    const QImage picture = view.examples()->item(0)->icon().pixmap(48, 48).toImage();
+    QVERIFY(!picture.isNull());
+    QCOMPARE(picture.pixelColor(picture.width() / 2, picture.height() / 2).name(), QString("#00ff00"));
+
+    DatasetInfo texts;
+    texts.name = "texts";
+    texts.kind = InputKind::kTokens;
+    texts.input_shape = {4};
+    texts.vocab_size = 7;
+    texts.vocabulary = std::make_shared<const std::vector<std::string>>(
+        std::vector<std::string>{"", "[UNK]", "the", "cat", "dog", "sat", "ran"});
+    view.set_dataset(own_data(texts, [](int64_t, int64_t label) {  // "the cat sat" / "the dog ran" / "the [UNK]"
+      const std::vector<int64_t> ids = label == 0 ? std::vector<int64_t>{2, 3, 5, 0}
+                                       : label == 1 ? std::vector<int64_t>{2, 4, 6, 0}
+                                                    : std::vector<int64_t>{2, 1, 0, 0};
+      return torch::tensor(ids, torch::kInt64);
+    }));
+    QTest::mouseClick(m, Qt::LeftButton, {}, m->cell_center(0, 0));  // the choice cleared
+    QTest::mouseClick(m, Qt::LeftButton, {}, m->cell_center(1, 2));
+    QVERIFY2(view.examples()->item(0)->text().endsWith("\nthe dog ran"), qPrintable(view.examples()->item(0)->text()));
+    QVERIFY(view.examples()->item(0)->icon().isNull());
+
+    DatasetInfo table;
+    table.name = "table";
+    table.input_shape = {4};
+    view.set_dataset(own_data(table, [](int64_t i, int64_t) { return torch::full({4}, static_cast<float>(i) + 0.5f); }));
+    QTest::mouseClick(m, Qt::LeftButton, {}, m->cell_center(0, 0));
+    QTest::mouseClick(m, Qt::LeftButton, {}, m->cell_center(1, 2));
+    QVERIFY2(view.examples()->item(0)->text().endsWith("\nfeatures 6.5, 6.5, 6.5, 6.5"),
+             qPrintable(view.examples()->item(0)->text()));
   }
 
   // A recorded run chosen on the Runs page shows on the Learned tab, and the next live run takes

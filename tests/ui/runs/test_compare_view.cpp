@@ -166,6 +166,33 @@ class CompareViewTest : public QObject {
     QVERIFY(!view.export_report(tmp_.filePath("no/such/folder/report.html")));
   }
 
+  // The broken-sync lesson's failed run is drawn over the healthy runs it diverged from (added
+  // last: Qt Charts draws later series on top), and its legend entry says it failed; the others
+  // keep their order and colours.
+  void aFailedRunIsDrawnOnTopAndMarked() {
+    std::vector<RunRecord> runs;
+    for (const auto& d : runs_) runs.push_back(read_run(d.toStdString()));
+    runs[0].status = "failed";  // the first: a reversed or unchanged order leaves it underneath
+    CompareView view;
+    view.resize(1600, 800);
+    view.show();
+    view.set_runs(runs);
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (QChartView* chart : {view.loss_chart(), view.accuracy_chart()}) {
+      const QList<QAbstractSeries*> series = chart->chart()->series();
+      QCOMPARE(series.size(), 6);  // per run: training, then validation
+      QStringList training;
+      for (int i = 0; i < series.size(); i += 2) training << series[i]->name();
+      QCOMPARE(training.size(), 3);
+      QVERIFY2(training[2].startsWith(QString::fromUtf8("\u2715 failed: ")) && training[2].contains("100000-a"),
+               qPrintable(training.join(" | ")));
+      QVERIFY2(!training[0].contains("failed") && training[0].contains("100100-b"), qPrintable(training.join(" | ")));
+      QVERIFY2(!training[1].contains("failed") && training[1].contains("100200-c"), qPrintable(training.join(" | ")));
+      QCOMPARE(qobject_cast<QLineSeries*>(series[4])->color(), view.colour(0));  // its own colour, on top
+      QCOMPARE(qobject_cast<QLineSeries*>(series[0])->color(), view.colour(1));
+    }
+  }
+
   // A legend never cuts a run's name to a stub: whole names where they fit, else hidden (the
   // table beside the charts shows each run's line and marker).
   void legendsShowWholeNamesOrNone() {

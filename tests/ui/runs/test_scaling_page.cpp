@@ -2,7 +2,10 @@
 // 1 and 2 logical devices, the curve predicted from the runs' step timelines (at the measured
 // counts and on to 512 devices), a link to choose, and the sentence that says where the run
 // becomes communication-bound; runs recorded without timelines say why there is no prediction.
+#include <QApplication>
 #include <QChart>
+#include <QGraphicsTextItem>
+#include <QLegend>
 #include <QChartView>
 #include <QComboBox>
 #include <QDir>
@@ -10,6 +13,7 @@
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QTemporaryDir>
+#include <QTextDocument>
 #include <QtTest>
 
 #include <cmath>
@@ -55,7 +59,7 @@ class ScalingPageTest : public QObject {
     QVERIFY(page.has_study());
     QVERIFY2(page.prediction().has_value(), qPrintable(page.prediction_text()->text()));
     const Prediction& p = *page.prediction();
-    QCOMPARE(p.comm.link.name, std::string("loopback"));  // "as measured here": the runs' own all-reduce
+    QCOMPARE(p.comm.link.name, std::string("shared memory"));  // "as measured here": the runs' own all-reduce, in one process
     QVERIFY(p.model.measured_link_fitted);
     QCOMPARE(p.model.measured_replicas, 1);  // compute as one device ran alone
 
@@ -88,6 +92,41 @@ class ScalingPageTest : public QObject {
     const QString text = page.prediction_text()->text();
     QVERIFY2(text.contains(QString::fromStdString(p.bound_sentence())), qPrintable(text));
     QVERIFY2(text.contains("logical devices sharing one machine"), qPrintable(text));
+  }
+
+  // The throughput chart is half the page wide: at 1280x720 in projector-sized type its legend cut
+  // the names to "me…". Its key now sits under it, every name whole; the chart draws no cut name.
+  void theThroughputChartsKeyKeepsEveryNameWhole() {
+    const QFont normal = QApplication::font();
+    QFont big = normal;
+    big.setPixelSize(720 / 40 + 1);  // projector mode's type: at least a fortieth of the screen's height
+    QApplication::setFont(big);
+    ScalingPage page;
+    page.resize(1280, 720);
+    page.show();
+    page.set_runs(runs_);
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QChartView* view = page.throughput_chart();
+    QStringList cut;
+    if (view->chart()->legend()->isVisible())
+      for (QGraphicsItem* item : view->scene()->items())
+        if (auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+            text && text->isVisible() && view->chart()->legend()->isAncestorOf(text) &&
+            (text->toPlainText().contains(QChar(0x2026)) || text->toPlainText().contains("...")))
+          cut << text->toPlainText();
+    QVERIFY2(cut.isEmpty(), qPrintable(cut.join(", ")));
+    QTextDocument doc;
+    doc.setHtml(page.throughput_key()->text());
+    const QString key = doc.toPlainText().replace(QChar(0x00a0), ' ');
+    int named = 0;
+    for (QAbstractSeries* s : view->chart()->series()) {
+      if (s->name().isEmpty()) continue;
+      ++named;
+      QVERIFY2(key.contains(s->name()), qPrintable(s->name() + " not in " + key));
+    }
+    QVERIFY(named >= 4);  // measured tries, perfect scaling, predicted, efficiency
+    QVERIFY(page.throughput_key()->isVisible());
+    QApplication::setFont(normal);
   }
 
   void aSlowerLinkMakesItCommunicationBoundSooner() {
