@@ -430,9 +430,15 @@ void StepDiagram::paint(QPainter& p) {
     const double y = foot + 1.4 * line;
     const bool same = !pic.checksums.empty() && std::all_of(pic.checksums.begin(), pic.checksums.end(),
                                                             [&](uint64_t c) { return c == pic.checksums.front(); });
-    p.setPen(text);
-    QString head = pic.sync_step > 0 ? QString("Sync check after step %1:").arg(pic.sync_step) : QString("Sync check: not yet");
+    const bool failed = pic.sync_failed || (!pic.checksums.empty() && !same);
+    // Red that reads on either theme (contrast >= 4.5:1 on the light and the dark window).
+    const QColor bad = text.lightness() > 128 ? QColor(255, 120, 120) : QColor(190, 30, 30);
+    p.setPen(failed ? QPen(bad) : QPen(text));
+    QString head = pic.sync_step == 0 ? QString("Sync check: not yet")
+                   : failed           ? QString("Sync check after step %1 FAILED:").arg(pic.sync_step)
+                                      : QString("Sync check after step %1:").arg(pic.sync_step);
     p.drawText(QRectF(left, y, right - left, line), Qt::AlignLeft, head);
+    p.setPen(text);
     double cx = left + fm.horizontalAdvance(head) + 10;
     for (size_t r = 0; r < pic.checksums.size() && cx < right - 40; ++r) {
       const QString c = QString("%1: %2").arg(r).arg(checksum_text(pic.checksums[r]));
@@ -441,9 +447,18 @@ void StepDiagram::paint(QPainter& p) {
       p.drawText(box, Qt::AlignCenter, c);
       cx += box.width() + 6;
     }
-    if (same) {
+    if (same && !failed) {
       p.setPen(QColor(46, 160, 67).darker(120));
       p.drawText(QRectF(cx, y, right - cx, line), Qt::AlignLeft, "bit-identical");
+    } else if (failed) {
+      QStringList odd;
+      for (size_t r = 1; r < pic.checksums.size(); ++r)
+        if (pic.checksums[r] != pic.checksums.front()) odd << QString::number(r);
+      const QString why = odd.isEmpty()         ? QString("differ: the run stopped")
+                          : odd.size() == 1     ? QString("replica %1 differs: the run stopped").arg(odd.front())
+                                                : QString("replicas %1 differ: the run stopped").arg(odd.join(", "));
+      p.setPen(bad);
+      p.drawText(QRectF(cx, y, right - cx, line), Qt::AlignLeft, fm.elidedText(why, Qt::ElideRight, static_cast<int>(std::max(0.0, right - cx))));
     }
     if (phase_ == StepPhase::kSyncCheck && progress_ < 1) {
       p.setPen(highlight);

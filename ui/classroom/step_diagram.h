@@ -42,6 +42,7 @@ struct StepPicture {
   int64_t parameters = 0;
   int64_t sync_step = 0;             // the last sync check; 0: none yet
   std::vector<uint64_t> checksums;   // each replica's, at that check
+  bool sync_failed = false;          // that check failed (a checksum differs) and stopped the run
   // The first examples of each replica's shard, when the window holds the run's dataset; empty
   // otherwise.
   std::vector<std::vector<ShardExample>> shard_examples;

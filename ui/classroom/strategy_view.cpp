@@ -68,6 +68,14 @@ StrategyView::StrategyView(LiveRun* run, TrainingController* controller, QWidget
       Q_EMIT pause_wanted(true);
     }
   });
+  connect(run_, &LiveRun::run_finished, this, [this] {
+    // The sync check stopped the run: hold on the failing check (no step reported it).
+    if (!run_->last_sync_failed()) return;
+    diagram_->set_picture(take_picture(run_->typical_step()));
+    walking_ = false;
+    show_phase(StepPhase::kSyncCheck, 1.0);
+    update_timer();
+  });
   connect(mode_choice_, qOverload<int>(&QComboBox::activated), this, [this](int i) { set_mode(static_cast<Mode>(i)); });
   connect(next_, &QPushButton::clicked, this, &StrategyView::next_step);
   connect(export_, &QPushButton::clicked, this, [this] {
@@ -89,6 +97,7 @@ StepPicture StrategyView::take_picture(const StepMetrics& step) const {
   pic.parameters = s.parameters;
   pic.sync_step = run_->last_sync_check();
   pic.checksums = run_->last_checksums();
+  pic.sync_failed = run_->last_sync_failed();
   // The shards' examples, from the window's dataset when the run trains on it.
   if (dataset_ && !step.shard_examples.empty() && dataset_->info().name == s.dataset &&
       dataset_->size(Split::kTrain) == s.train_size) {
@@ -160,6 +169,14 @@ void StrategyView::next_step() {
 }
 
 namespace {
+// The replicas whose checksum differs from replica 0's, as numbers.
+QStringList differing_replicas(const std::vector<uint64_t>& checksums) {
+  QStringList out;
+  for (size_t r = 1; r < checksums.size(); ++r)
+    if (checksums[r] != checksums.front()) out << QString::number(r);
+  return out;
+}
+
 // " Replica 0's shard begins with Sandal, Shirt and Bag." when the examples are known.
 QString shard_start_sentence(const StepPicture& pic) {
   if (pic.shard_examples.empty() || pic.shard_examples.front().empty()) return {};
@@ -218,6 +235,15 @@ QString StrategyView::explain(StepPhase phase) const {
              "the copies stay identical.";
     case StepPhase::kSyncCheck:
       if (pic.sync_step == 0 || pic.checksums.empty()) return "Sync check: none yet (it runs every few steps).";
+      if (const QStringList odd = differing_replicas(pic.checksums); !odd.isEmpty() || pic.sync_failed)
+        return QString("Sync check FAILED after step %1: %2 from replica 0's (%3). The copies are no longer "
+                       "bit-identical, so the run stopped.")
+            .arg(pic.sync_step)
+            .arg(odd.isEmpty() ? QString("the replicas of another process differ")
+                 : odd.size() == 1 ? QString("replica %1's parameters hash differently").arg(odd.front())
+                                   : QString("replicas %1 and %2 hash differently")
+                                         .arg(QStringList(odd.mid(0, odd.size() - 1)).join(", "), odd.back()))
+            .arg(checksum_text(pic.checksums.front()));
       return QString("Sync check: after step %1 every replica's parameters hash to %2: the %3 copies are bit-identical.")
           .arg(pic.sync_step)
           .arg(checksum_text(pic.checksums.front()))

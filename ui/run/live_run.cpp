@@ -29,6 +29,7 @@ void LiveRun::begin() {
   recent_steps_.clear();
   last_sync_check_ = 0;
   last_checksums_.clear();
+  last_sync_failed_ = false;
   first_rate_ = -1;
   rate_varies_ = false;
   running_ = true;
@@ -116,6 +117,12 @@ void LiveRun::on_evaluated(const Evaluation& e) {
 
 void LiveRun::on_finished(const RunFinished& e) {
   last_result_ = e;
+  if (e.sync_failed_step > 0) {
+    // The failing check reported no step: it is the run's last check, not the one that passed.
+    last_sync_check_ = e.sync_failed_step;
+    last_checksums_ = e.sync_failed_checksums;
+    last_sync_failed_ = true;
+  }
   running_ = false;
   dirty_ = true;
   draw();  // the last points, at once

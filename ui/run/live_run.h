@@ -50,10 +50,13 @@ class LiveRun : public QObject {
   // export); a new run starts empty.
   const std::deque<StepMetrics>& recent_steps() const { return recent_steps_; }
   static constexpr size_t kKeptSteps = 200;
-  // The step after which the replicas were last checked bit-identical; 0: not yet.
+  // The step after which the replicas were last checked; 0: not yet. Normally a check that found
+  // them bit-identical; after a run the sync check stopped, the failing check (last_sync_failed).
   int64_t last_sync_check() const { return last_sync_check_; }
   // Each replica's parameter checksum at that check (empty before one).
   const std::vector<uint64_t>& last_checksums() const { return last_checksums_; }
+  // Whether that check failed: the run stopped because a replica's checksum differed.
+  bool last_sync_failed() const { return last_sync_failed_; }
   // Whether the learning rate has taken more than one value in this run (a schedule, a warmup, a cut).
   bool learning_rate_varies() const { return rate_varies_; }
   const RunFinished& last_result() const { return last_result_; }
@@ -101,6 +104,7 @@ class LiveRun : public QObject {
   std::deque<StepMetrics> recent_steps_;
   int64_t last_sync_check_ = 0;
   std::vector<uint64_t> last_checksums_;
+  bool last_sync_failed_ = false;
   double first_rate_ = -1;
   bool rate_varies_ = false;
   QTimer timer_;

@@ -113,6 +113,11 @@ class TrainingLoop {
         fin.message = "stopped";
       }
       strategy_.check_sync();
+    } catch (const SyncError& e) {
+      fin.status = RunStatus::kFailed;
+      fin.message = describe_exception(e);
+      fin.sync_failed_step = e.step();
+      fin.sync_failed_checksums = e.checksums();
     } catch (const std::exception& e) {
       fin.status = RunStatus::kFailed;
       fin.message = describe_exception(e);

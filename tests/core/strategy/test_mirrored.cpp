@@ -98,6 +98,14 @@ TEST(Mirrored, SyncCheckCatchesAPerturbedReplica) {
   } catch (const SyncError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("replica 2 differs from replica 0 in 1 of"), std::string::npos) << msg;
+    // Every replica's checksum, not only those before the one that differs: 0 and 1 agree as
+    // at the last passing check, 2 differs.
+    ASSERT_EQ(e.checksums().size(), 3u);
+    EXPECT_EQ(e.checksums()[0], second.checksums[0]);
+    EXPECT_EQ(e.checksums()[1], second.checksums[0]);
+    EXPECT_NE(e.checksums()[2], second.checksums[0]);
+    EXPECT_EQ(e.differing_replicas(), std::vector<int>{2});
+    EXPECT_EQ(e.step(), 2);
   }
   // The per-step check fails the step too (the nudge survives identical updates).
   EXPECT_THROW(s.train_step(batch), SyncError);
@@ -123,6 +131,11 @@ TEST(Mirrored, PerturbReplicaAtStepNudgesTheLastReplicaOnceAndTheNextCheckCatche
   } catch (const SyncError& e) {
     EXPECT_NE(std::string(e.what()).find("out of sync after step 4: replica 1 differs from replica 0 in 1 of"),
               std::string::npos) << e.what();
+    // The error carries the failing check itself: its step and every replica's checksum.
+    EXPECT_EQ(e.step(), 4);
+    ASSERT_EQ(e.checksums().size(), 2u);
+    EXPECT_NE(e.checksums()[1], e.checksums()[0]);
+    EXPECT_EQ(e.differing_replicas(), std::vector<int>{1});
   }
   // With one replica there is no copy to drift from: refused rather than silently useless.
   EXPECT_THROW(MirroredStrategy(cpu_replicas(1), analysis, OptimizerConfig{}, mo, 7), ConfigError);

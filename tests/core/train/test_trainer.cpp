@@ -319,6 +319,34 @@ TEST(Trainer, NanLossFailsTheRunWithAReadableMessage) {
   EXPECT_EQ(rec.order.back(), "finished");
 }
 
+TEST(Trainer, AFailedSyncCheckEndsTheRunWithTheFailingCheckAndTheReplicaThatDiffers) {
+  // The "Broken sync" lesson's run: nudged after step 7, caught by the check after step 10.
+  TrainConfig c = blobs_config(3);
+  c.strategy.sync_check_every = 5;
+  c.strategy.perturb_replica_at_step = 7;
+  Trainer t(c, blobs());
+  Recorder rec;
+  TrainControl control;
+  const auto fin = t.run(rec, control);
+  EXPECT_EQ(fin.status, RunStatus::kFailed);
+  EXPECT_NE(fin.message.find("out of sync after step 10: replica 2 differs from replica 0"), std::string::npos)
+      << fin.message;
+  // The failing check reached no step event (the last checked step is 5, and it passed) ...
+  ASSERT_EQ(rec.steps.size(), 9u);
+  EXPECT_TRUE(rec.steps[4].sync_checked);
+  // ... so the finish event carries it: its step and every replica's checksum, the last one off.
+  EXPECT_EQ(fin.sync_failed_step, 10);
+  ASSERT_EQ(fin.sync_failed_checksums.size(), 3u);
+  EXPECT_EQ(fin.sync_failed_checksums[1], fin.sync_failed_checksums[0]);
+  EXPECT_NE(fin.sync_failed_checksums[2], fin.sync_failed_checksums[0]);
+  EXPECT_EQ(rec.finished.sync_failed_step, 10);
+  // A run that finishes carries none.
+  Trainer fine(blobs_config(2), blobs());
+  Recorder rec2;
+  TrainControl control2;
+  EXPECT_EQ(fine.run(rec2, control2).sync_failed_step, 0);
+}
+
 TEST(Trainer, AFailingAllReduceFailsTheRunAtThatStepWithItsMessage) {
   const auto fake = register_fake_communicator(FaultPlan{/*rank=*/1, /*fail_at_call=*/4, 0, 0});
   TrainConfig c = blobs_config(2);

@@ -72,6 +72,13 @@ class ClassroomTest : public QObject {
              qPrintable(panel->run_state(1)));
     QVERIFY(panel->source().contains("Trained just now"));
     QVERIFY2(w.error_banner()->text().contains("The run failed, as the lesson means it to:"), qPrintable(w.error_banner()->text()));
+    // The Strategy tab holds on the failing check (after step 30, replica 1 differs), not on the
+    // last one that passed (after step 20).
+    const StepPicture& check = w.strategy_view()->diagram()->picture();
+    QCOMPARE(check.sync_step, int64_t{30});
+    QVERIFY(check.sync_failed);
+    QVERIFY2(w.strategy_view()->explain(StepPhase::kSyncCheck).startsWith("Sync check FAILED after step 30: replica 1's"),
+             qPrintable(w.strategy_view()->explain(StepPhase::kSyncCheck)));
     // Opened compared, on the lesson's x axis.
     QCOMPARE(w.views()->currentWidget()->objectName(), QString("runs-page"));
     QCOMPARE(w.compare_view()->runs().size(), size_t{2});

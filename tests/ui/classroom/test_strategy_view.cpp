@@ -156,6 +156,58 @@ class StrategyViewTest : public QObject {
     QVERIFY(wait_for([&] { return !launcher.running(); }, 10000));
   }
 
+  // The broken-sync lesson's failure: a replica nudged after step 7, the check after step 10
+  // fails and stops the run. The view holds on that failing check (its step, the replica that
+  // differs, in red), not on the last one that passed (step 5).
+  void aFailedSyncCheckShowsTheFailingCheckNotTheLastPassingOne() {
+    RunLauncher launcher;
+    launcher.set_recording(false);
+    StrategyView view(launcher.live(), launcher.controller());
+    view.resize(900, 600);
+    view.show();
+    QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
+    TrainConfig config = points_config(3, 2);
+    config.strategy.sync_check_every = 5;
+    config.strategy.perturb_replica_at_step = 7;
+    launcher.start_run(config, load_dataset(config.dataset));
+    QVERIFY(wait_for([&] { return finished.count() > 0; }, 30000));
+    QVERIFY(launcher.live()->last_result().status == RunStatus::kFailed);
+    QCOMPARE(launcher.live()->last_step().global_step, int64_t{9});  // step 10 never reported
+    QCOMPARE(launcher.live()->last_sync_check(), int64_t{10});
+    QVERIFY(launcher.live()->last_sync_failed());
+    const StepPicture& pic = view.diagram()->picture();
+    QCOMPARE(pic.sync_step, int64_t{10});
+    QVERIFY(pic.sync_failed);
+    QCOMPARE(pic.checksums.size(), size_t{2});
+    QVERIFY(pic.checksums[1] != pic.checksums[0]);
+    QCOMPARE(view.phase(), StepPhase::kSyncCheck);
+    const QString line = view.phase_line()->text();
+    QVERIFY2(line.contains("Sync check FAILED after step 10: replica 1's parameters hash differently"), qPrintable(line));
+    QVERIFY2(!line.contains("bit-identical:"), qPrintable(line));
+    // It stays on the failing check: the replay does not move on to the next phase.
+    QTest::qWait(1600);
+    QCOMPARE(view.phase(), StepPhase::kSyncCheck);
+    QCOMPARE(view.diagram()->picture().sync_step, int64_t{10});
+    // The diagram draws it: the failing check's head and the differing replica in red.
+    QImage shot(view.diagram()->size(), QImage::Format_ARGB32);
+    shot.fill(Qt::white);
+    view.diagram()->render(&shot);
+    int red = 0;
+    for (int y = 0; y < shot.height(); ++y)
+      for (int x = 0; x < shot.width(); ++x) {
+        const QColor c = shot.pixelColor(x, y);
+        if (c.red() > 150 && c.green() < 90 && c.blue() < 90) ++red;
+      }
+    QVERIFY2(red > 50, qPrintable(QString("%1 red pixels").arg(red)));
+    // The next run starts clean.
+    QVERIFY(wait_for([&] { return !launcher.running(); }, 10000));
+    launcher.start_run(points_config(1, 2), load_dataset(config.dataset));
+    QVERIFY(wait_for([&] { return launcher.live()->last_step().global_step > 0; }, 30000));
+    QVERIFY(!launcher.live()->last_sync_failed());
+    launcher.stop();
+    QVERIFY(wait_for([&] { return !launcher.running(); }, 10000));
+  }
+
  Q_SIGNALS:
   void painted();
 

@@ -67,8 +67,9 @@ class MirroredStrategy {
   // The class probabilities (N x classes, float32, CPU) that replica 0 gives the inputs `x`, in
   // inference mode. Local to this process; call between steps.
   torch::Tensor predict(const torch::Tensor& x);
-  // Throws SyncError naming the replica and the size of the difference unless every replica's
-  // parameters are bit-identical to replica 0's. Returns each replica's parameter checksum (all
+  // Throws SyncError naming the step, the replica and the size of the difference unless every
+  // replica's parameters are bit-identical to replica 0's; the error carries every replica's
+  // checksum (SyncError::checksums). Returns each replica's parameter checksum (all
   // processes' replicas, in order; another process's replicas carry the checksum its own check
   // agreed on).
   std::vector<uint64_t> check_sync();

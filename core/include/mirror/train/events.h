@@ -94,6 +94,11 @@ struct RunFinished {
   double seconds = 0;
   double param_l2_norm = 0;
   double train_samples_per_sec = 0;  // over all training steps
+  // Failed by the sync check (SyncError): the step after which it ran, and each replica's
+  // parameter checksum then, in replica order (the failing check, which no step reported).
+  // 0 and empty otherwise.
+  int64_t sync_failed_step = 0;
+  std::vector<uint64_t> sync_failed_checksums;
 };
 
 // Receives a run's events, on the trainer's thread, in order: started, then steps, evaluations,
