@@ -101,7 +101,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(new QLabel("smoothing:"));
   bar->addWidget(smoothing_choice_);
   bar->addWidget(log_choice_);
-  bar->addWidget(new QLabel("right chart:"));
+  bar->addWidget(new QLabel("right:"));  // short: in projector type the bar sets the page's width
   bar->addWidget(second_choice_);
   bar->addStretch(1);
   hint_->setWordWrap(true);  // its own line: a long hint must not widen the page

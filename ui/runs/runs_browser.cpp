@@ -13,11 +13,14 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QTextDocument>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <cmath>
 #include <set>
 #include <utility>
 
@@ -33,8 +36,11 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   filter_->setPlaceholderText("Filter by name, tag, dataset, model or status");
   filter_->setClearButtonEnabled(true);
   connect(filter_, &QLineEdit::textChanged, this, &RunsBrowser::apply_filter);
-  auto* open = new QPushButton("Open run folder…");
-  open->setToolTip("Add a run from anywhere, for example one a headless or cluster job is writing; it is followed live");
+  // Short labels: in projector type the bar must not widen the page (the page tabs moved sideways
+  // when the Runs page came up); each button's tooltip says it whole.
+  auto* open = new QPushButton("Open run…");
+  open->setToolTip("Open a run folder from anywhere, for example one a headless or cluster job is writing; it is "
+                   "followed live (also Runs → Open run folder…)");
   connect(open, &QPushButton::clicked, this, &RunsBrowser::choose_folder);
   auto* tags = new QPushButton("Tags…");
   connect(tags, &QPushButton::clicked, this, &RunsBrowser::edit_tags);
@@ -82,7 +88,6 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setWordWrap(false);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
-  table_->setMinimumHeight(90);
   table_->setToolTip("Select runs to compare them (Ctrl+click, Shift+click); double-click a name to rename it");
   connect(table_, &QTableWidget::itemSelectionChanged, this, &RunsBrowser::on_selection_changed);
   connect(table_, &QTableWidget::itemChanged, this, &RunsBrowser::on_item_changed);
@@ -93,7 +98,8 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   notes_ = new QPlainTextEdit;
   notes_->setPlaceholderText("Notes on the current run (saved as you type)");
   notes_->setEnabled(false);
-  notes_->setMaximumHeight(64);
+  notes_->setToolTip("Notes on the current run; the box opens to four lines while you type in it");
+  notes_->installEventFilter(this);  // one line until it has the focus
   notes_save_.setSingleShot(true);
   notes_save_.setInterval(600);
   connect(&notes_save_, &QTimer::timeout, this, &RunsBrowser::save_notes);
@@ -106,6 +112,7 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);  // every pixel is a projector's: the list's rows come first
   layout->addLayout(bar);
   layout->addWidget(table_, 1);
   layout->addWidget(notes_);
@@ -113,6 +120,7 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
 
   table_->setSortingEnabled(true);  // newest first; a click on a header sorts by that column
   table_->sortByColumn(run_column::kStarted, Qt::DescendingOrder);
+  fit_heights();
   poll_.setInterval(1000);
   connect(&poll_, &QTimer::timeout, this, &RunsBrowser::refresh);
   connect(&watcher_, &QFutureWatcher<Loaded>::finished, this, &RunsBrowser::on_loaded);
@@ -349,10 +357,49 @@ void RunsBrowser::fit_columns() {
   table_->setColumnWidth(run_column::kName, std::min(table_->columnWidth(run_column::kName), name_cap));
 }
 
+void RunsBrowser::fit_heights() {
+  // The list never shrinks below kFewestListRows rows under its header, and the notes box is one
+  // line (four while being written in): on a 720-pixel projector the list stays a list and the
+  // comparison below it gets the rest. The Runs page gives the list kListRows rows when it can
+  // (preferred_height); the minimum leaves out the scroll bar so that the window as a whole
+  // still fits a 720-pixel screen while training.
+  const int row = table_->verticalHeader()->defaultSectionSize();
+  const int header = table_->horizontalHeader()->sizeHint().height();
+  table_->setMinimumHeight(header + kFewestListRows * row + 2 * table_->frameWidth());
+  const int lines = notes_->hasFocus() ? 4 : 1;
+  const int margin = static_cast<int>(std::ceil(2 * notes_->document()->documentMargin()));
+  notes_->setFixedHeight(lines * notes_->fontMetrics().lineSpacing() + margin + 2 * notes_->frameWidth());
+}
+
+int RunsBrowser::preferred_height() const {
+  const int row = table_->verticalHeader()->defaultSectionSize();
+  const int header = table_->horizontalHeader()->sizeHint().height();
+  const int scroll = table_->horizontalScrollBar()->sizeHint().height();
+  const int list = header + kListRows * row + scroll + 2 * table_->frameWidth();
+  // What is around the list as laid out now (a wrapped status line takes two lines), or before
+  // the first layout, as the minimum has it.
+  const int around = table_->height() > 0 && testAttribute(Qt::WA_WState_Visible)
+                         ? height() - table_->height()
+                         : minimumSizeHint().height() - table_->minimumHeight();
+  return around + list;
+}
+
+bool RunsBrowser::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == notes_ && (event->type() == QEvent::FocusIn || event->type() == QEvent::FocusOut)) {
+    fit_heights();
+    if (event->type() == QEvent::FocusOut) notes_->ensureCursorVisible();
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
 void RunsBrowser::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
-  // Projector mode's larger font: the columns follow, so "finished" is not cut to "finis…".
-  if (event->type() == QEvent::FontChange && table_) fit_columns();
+  // Projector mode's larger font: the columns follow, so "finished" is not cut to "finis…", and
+  // the list still shows four rows.
+  if (event->type() == QEvent::FontChange && table_) {
+    fit_columns();
+    fit_heights();
+  }
 }
 
 }  // namespace mirror::ui

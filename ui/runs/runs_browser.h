@@ -66,6 +66,12 @@ class RunsBrowser : public QWidget {
   QLineEdit* filter() const { return filter_; }
   QPlainTextEdit* notes() const { return notes_; }
   QLabel* status_line() const { return status_; }
+  // The rows the list is given below its header when the page has room (a projector's 720
+  // pixels included), and the fewest it can be squeezed to.
+  static constexpr int kListRows = 4;
+  static constexpr int kFewestListRows = 3;
+  // The browser's height with kListRows rows in the list (its scroll bar included).
+  int preferred_height() const;
 
  Q_SIGNALS:
   // The selection changed, or a selected run grew or changed status.
@@ -80,10 +86,13 @@ class RunsBrowser : public QWidget {
 
  protected:
   void changeEvent(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   // Columns as wide as their contents in the current font (the name column capped).
   void fit_columns();
+  // The list's minimum height (kFewestListRows rows) and the notes box's (one line, four with the focus).
+  void fit_heights();
   struct Entry {
     std::shared_ptr<RunFollower> follower;
     RunRecord broken;  // for a run whose run.json cannot be read

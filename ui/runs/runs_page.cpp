@@ -1,6 +1,9 @@
 #include "ui/runs/runs_page.h"
 
 #include <QDir>
+#include <QResizeEvent>
+#include <QShowEvent>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -19,6 +22,38 @@ RunsPage::RunsPage(QWidget* parent) : QSplitter(Qt::Vertical, parent) {
   setStretchFactor(0, 2);
   setStretchFactor(1, 3);
   connect(browser_, &RunsBrowser::selection_changed, compare_, &CompareView::set_runs);
+  connect(this, &QSplitter::splitterMoved, this, [this] { dragged_ = true; });
+}
+
+void RunsPage::resizeEvent(QResizeEvent* event) {
+  QSplitter::resizeEvent(event);
+  if (!dragged_ && sizes().value(0) != 0) place_split();
+}
+
+void RunsPage::showEvent(QShowEvent* event) {
+  QSplitter::showEvent(event);
+  // Laid out for the first time in this font: the list's real surroundings are known now.
+  QTimer::singleShot(0, this, [this] {
+    if (!dragged_ && sizes().value(0) != 0) place_split();
+  });
+}
+
+void RunsPage::changeEvent(QEvent* event) {
+  QSplitter::changeEvent(event);
+  // Projector type: the rows grow; once the list has its new row height, the split follows.
+  if (event->type() == QEvent::FontChange)
+    QTimer::singleShot(0, this, [this] {
+      if (!dragged_ && sizes().value(0) != 0) place_split();
+    });
+}
+
+void RunsPage::place_split() {
+  const int h = height() - handleWidth();
+  if (h <= 0) return;
+  const int floor = browser_->minimumSizeHint().height();
+  const int ceiling = std::max(floor, h - compare_->minimumSizeHint().height());
+  const int list = std::clamp(std::max(browser_->preferred_height(), 2 * h / 5), floor, ceiling);
+  setSizes({list, h - list});
 }
 
 void RunsPage::compare_runs(const QStringList& dirs) {
@@ -36,7 +71,10 @@ void RunsPage::compare_runs(const QStringList& dirs) {
 void RunsPage::fold_list(bool folded) {
   const int h = std::max(height(), 400);
   if (folded) setSizes({0, h});
-  else if (sizes().value(0) == 0) setSizes({h / 3, h - h / 3});
+  else if (sizes().value(0) == 0) {
+    setSizes({h / 3, h - h / 3});
+    if (!dragged_) place_split();
+  }
 }
 
 }  // namespace mirror::ui

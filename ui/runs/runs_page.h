@@ -26,7 +26,16 @@ class RunsPage : public QSplitter {
   // back (a third of the page).
   void fold_list(bool folded);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+  void changeEvent(QEvent* event) override;
+  void showEvent(QShowEvent* event) override;
+
  private:
+  // Until the person drags the handle: the list gets its preferred rows (or two fifths of a tall
+  // page), the comparison the rest, as far as the comparison's minimum allows.
+  void place_split();
+  bool dragged_ = false;
   RunsBrowser* browser_;
   CompareView* compare_;
 };

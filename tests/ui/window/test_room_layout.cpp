@@ -1,7 +1,9 @@
 // The window in a room, on Qt's offscreen platform given three screens (1280x720, a projector's;
 // 1366x768; 1920x1080): on each, every page in normal mode, projector mode, a presentation and
 // each built-in lesson (its runs training) fits the screen; on the Live page every chart's plot
-// area is at least 35% of the window's height; no legend shows a name cut to under 8 characters.
+// area is at least 35% of the window's height; no legend shows a name cut to under 8 characters;
+// the Runs page's list, unless folded away for a lesson's comparison, shows four rows under a
+// whole header; the pages' tab bar stays put from page to page.
 // The window's own screen decides its size and projector type, as on a real machine.
 #include <QAction>
 #include <QApplication>
@@ -17,7 +19,10 @@
 #include <QLabel>
 #include <QLegend>
 #include <QScreen>
+#include <QHeaderView>
+#include <QTabBar>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -27,6 +32,8 @@
 #include "ui/live/metric_chart.h"
 #include "ui/run/training_controller.h"
 #include "ui/run/run_metrics.h"
+#include "ui/runs/runs_browser.h"
+#include "ui/runs/runs_page.h"
 #include "ui/window/main_window.h"
 
 using namespace mirror;
@@ -91,14 +98,44 @@ class RoomLayoutTest : public QObject {
     w.resize(room.size().shrunkBy(frame));
   }
 
+  static RunsPage* runs_page(MainWindow& w) { return w.views()->findChild<RunsPage*>("runs-page"); }
+
+  // The Runs page's list (when not folded away): room for four rows under a header drawn whole.
+  static void check_runs_list(MainWindow& w, const QString& where) {
+    RunsPage* page = runs_page(w);
+    QVERIFY(page);
+    if (page->sizes().value(0) == 0) return;  // a lesson's comparison fills the page
+    QTableWidget* table = page->browser()->table();
+    const int row = table->verticalHeader()->defaultSectionSize();
+    const int rows = table->viewport()->height() / row;
+    qInfo("%s: the run list shows %d rows of %d px", qPrintable(where), rows, row);
+    QVERIFY2(rows >= 4, qPrintable(QString("%1: the run list has room for %2 rows (%3 px of %4 px rows)")
+                                       .arg(where)
+                                       .arg(rows)
+                                       .arg(table->viewport()->height())
+                                       .arg(row)));
+    QHeaderView* header = table->horizontalHeader();
+    QVERIFY2(header->height() >= header->sizeHint().height(),
+             qPrintable(QString("%1: the run list's header is %2 px of %3").arg(where).arg(header->height()).arg(header->sizeHint().height())));
+  }
+
   // Every page of `w` on `screen`, as `mode` left it.
   static void check_pages(MainWindow& w, QScreen* screen, const QString& mode) {
     const QRect room = screen->availableGeometry();
+    QPoint tabs_at(-1, -1);
     for (int page = 0; page < w.views()->count(); ++page) {
       w.views()->setCurrentIndex(page);
       QTest::qWait(50);
       QApplication::processEvents();
       const QString where = QString("%1, %2, %3 page").arg(screen->name(), mode, w.views()->tabText(page));
+      const QPoint at = w.views()->tabBar()->mapTo(&w, QPoint(0, 0));
+      if (page == 0) tabs_at = at;
+      QVERIFY2(at == tabs_at, qPrintable(QString("%1: the tab bar moved from (%2, %3) to (%4, %5)")
+                                             .arg(where).arg(tabs_at.x()).arg(tabs_at.y()).arg(at.x()).arg(at.y())));
+      if (w.views()->currentWidget() == runs_page(w)) {
+        check_runs_list(w, where);
+        if (QTest::currentTestFailed()) return;
+      }
       const QSize need = w.minimumSizeHint();
       QVERIFY2(need.width() <= room.width() && need.height() <= room.height(),
                qPrintable(QString("%1: the window needs %2x%3").arg(where).arg(need.width()).arg(need.height())));
@@ -153,6 +190,15 @@ class RoomLayoutTest : public QObject {
       fill(w, screen);
       if (!lesson.isEmpty()) {
         check_pages(w, screen, "lesson " + lesson + " compared");
+        if (QTest::currentTestFailed()) return;
+        // The list dragged down again over the lesson's runs: it fits, four rows and all.
+        w.views()->setCurrentWidget(runs_page(w));
+        runs_page(w)->fold_list(false);
+        QApplication::processEvents();
+        const QString where = QString("%1, lesson %2 compared, the run list unfolded").arg(screen->name(), lesson);
+        QVERIFY2(w.frameGeometry().height() <= screen->availableGeometry().height(), qPrintable(where));
+        check_runs_list(w, where);
+        runs_page(w)->fold_list(true);
         if (QTest::currentTestFailed()) return;
         continue;
       }
