@@ -21,9 +21,9 @@ export MIRROR_RUNS_DIR="$tmp/runs"
 
 final_norm() { python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["final"]["param_l2_norm"]))' "$1/run.json"; }
 run_field() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r.get(sys.argv[2], ""))' "$1/run.json" "$2"; }
-# Waits (up to 30 s) until run $1 has at least $2 checkpoints and $3 steps on disk.
+# Waits (up to 120 s: a sanitizer build on two busy cores is slow to start) until run $1 has at least $2 checkpoints and $3 steps on disk.
 wait_for() {
-  for _ in $(seq 1 600); do
+  for _ in $(seq 1 2400); do
     local ckpts steps
     ckpts=$(find "$1/checkpoints" -name 'ckpt-*.pt' 2>/dev/null | wc -l)
     steps=$(grep -c '"type":"step"' "$1/metrics.jsonl" 2>/dev/null)
