@@ -122,7 +122,25 @@ void MetricChart::resizeEvent(QResizeEvent* event) {
   QChartView::resizeEvent(event);
   place_legend();
   // After the chart has laid out its new plot area.
-  QMetaObject::invokeMethod(this, [this] { fit_y_ticks(y_lo_, y_hi_); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      this,
+      [this] {
+        fit_y_ticks(y_lo_, y_hi_);
+        fit_x_ticks(x_last_);
+      },
+      Qt::QueuedConnection);
+}
+
+void MetricChart::fit_x_ticks(double last) {
+  x_last_ = last;
+  const double plot = chart()->plotArea().width();
+  // The widest label is the range's end, rounded up a step: its width plus one digit's of space.
+  const QFontMetricsF metrics(x_axis_->labelsFont());
+  const double label = metrics.horizontalAdvance(QString::number(std::ceil(std::max(last, 1.0) * 1.25))) +
+                       metrics.horizontalAdvance('0');
+  // Rounded up, n intervals carry n + 1 labels.
+  const int most = plot > 0 && label > 0 ? std::clamp(static_cast<int>(plot / label) - 1, 1, 5) : 5;
+  set_nice_range(x_axis_, last, /*whole=*/true, /*round_up=*/true, most);
 }
 
 void MetricChart::fit_y_ticks(double lo, double hi) {
@@ -291,7 +309,7 @@ void MetricChart::refresh(const RunMetrics& m) {
   y_log_->setRange(std::max(lo, hi * 1e-4 > 0 ? std::max(1e-6, lo) : 1e-6), std::max(hi, 1e-5));
   // Up to the last step's place (a resumed run's first step here is not step 1).
   const auto& points = m.raw(metric_);
-  set_nice_range(x_axis_, points.isEmpty() ? 0.0 : points.back().x(), /*whole=*/true);
+  fit_x_ticks(points.isEmpty() ? 0.0 : points.back().x());
 }
 
 namespace {

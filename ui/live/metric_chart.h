@@ -66,6 +66,9 @@ class MetricChart : public QChartView {
   // Sets the linear y axis to [lo, hi] rounded to nice numbers, with as many ticks (2 to 5) as the
   // plot's height holds with a label's height between them.
   void fit_y_ticks(double lo, double hi);
+  // The step axis up to `last`, with no more labels than the plot's width holds side by side
+  // (three charts abreast on a projector crowded "1000 2000 3000" into one run of digits).
+  void fit_x_ticks(double last);
 
   Metric metric_;
   const RunMetrics* last_ = nullptr;  // what refresh() drew last, to refit after a toggle
@@ -81,6 +84,7 @@ class MetricChart : public QChartView {
   QValueAxis* x_axis_;
   QValueAxis* y_linear_;
   QLogValueAxis* y_log_;
+  double x_last_ = 0;                    // the last step drawn
   double y_lo_ = 0, y_hi_ = 1;  // the linear axis' range before rounding to nice numbers
 };
 

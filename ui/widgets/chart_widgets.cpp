@@ -173,9 +173,9 @@ double nice_step(double span, int ticks, bool whole) {
   return whole ? std::max(1.0, std::round(step)) : step;
 }
 
-void set_nice_range(QValueAxis* axis, double max, bool whole, bool round_up) {
+void set_nice_range(QValueAxis* axis, double max, bool whole, bool round_up, int intervals) {
   const double span = max > 0 && std::isfinite(max) ? max : 1.0;
-  const double step = nice_step(span, 5, whole);
+  const double step = nice_step(span, std::max(1, intervals), whole);
   // The axis lays out its ticks at every change: a range far wider than the old interval (or an
   // interval far finer than the old range) would make it build millions of them first. So the
   // interval grows before the range, and shrinks after it.

@@ -46,8 +46,8 @@ QTableWidgetItem* read_only_cell(const QString& text);
 double nice_step(double span, int ticks = 5, bool whole = false);
 // Sets `axis` to [0, max] (rounded up to the next nice step when `round_up`, for a growing run),
 // with ticks at multiples of a 1-2-5 step and labels without decimals when `whole` (steps):
-// "0 250 500 750", never "0 0 1 1 1".
-void set_nice_range(QValueAxis* axis, double max, bool whole, bool round_up = true);
+// "0 250 500 750", never "0 0 1 1 1"; at most `intervals` intervals (fewer on a narrow chart).
+void set_nice_range(QValueAxis* axis, double max, bool whole, bool round_up = true, int intervals = 5);
 // Makes `t` at most as tall as its rows (up to eight), so charts beside it get the rest of the
 // space, and lets it shrink to two rows (scrolled) where the window is short.
 void fit_height(QTableWidget* t);

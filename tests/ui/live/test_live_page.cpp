@@ -3,6 +3,7 @@
 // nice whole steps, and the smoothing and decimation behind the lines.
 #include <QChart>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QImage>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -114,6 +115,43 @@ class LivePageTest : public QObject {
     chart.refresh(m);
     QCOMPARE(x_axis()->max(), 800.0);
     QCOMPARE(x_axis()->tickInterval(), 200.0);
+  }
+
+  // Three charts abreast in projector type leave each plot ~150 px: the step labels thin out
+  // rather than run together ("10002000 3000"), and come back when the chart widens.
+  void stepLabelsStandApartOnANarrowChart() {
+    MetricChart chart(Metric::kLoss, "Loss");
+    chart.set_projector(true);
+    QFont big = chart.font();
+    big.setPointSizeF(big.pointSizeF() * 1.6);
+    chart.chart()->axes(Qt::Horizontal).value(0)->setLabelsFont(big);
+    RunMetrics m;
+    for (int step = 1; step <= 2814; ++step) {
+      StepMetrics s;
+      s.global_step = step;
+      s.loss = 1.0 / step;
+      m.add_step(s);
+    }
+    auto* x = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
+    QVERIFY(x);
+    auto labels_fit = [&] {
+      const int labels = qRound((x->max() - x->min()) / x->tickInterval()) + 1;
+      const double widest = QFontMetricsF(x->labelsFont()).horizontalAdvance(QString::number(x->max(), 'f', 0));
+      return labels >= 2 && (labels - 1) * widest <= chart.chart()->plotArea().width();
+    };
+    for (int width : {200, 900}) {
+      chart.resize(width, 320);
+      chart.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&chart));
+      chart.refresh(m);
+      QTest::qWait(100);
+      QVERIFY2(labels_fit(), qPrintable(QString("at %1 px: %2 labels every %3 on a plot %4 px wide")
+                                             .arg(width)
+                                             .arg(qRound(x->max() / x->tickInterval()) + 1)
+                                             .arg(x->tickInterval())
+                                             .arg(chart.chart()->plotArea().width())));
+      if (width == 900) QCOMPARE(x->tickInterval(), 1000.0);  // wide: the usual five-odd labels
+    }
   }
 
   void smoothingIsDebiasedAndDecimationKeepsExtremes() {

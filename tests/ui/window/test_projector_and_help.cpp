@@ -24,6 +24,24 @@ using namespace mirror::ui;
 class ProjectorAndHelpTest : public QObject {
   Q_OBJECT
 
+ // The step axis' labels fit side by side within the plot's width, not run together
+  // ("10002000 3000" on three narrow charts).
+  static void check_step_labels(MetricChart* view, const char* when) {
+    auto* x = qobject_cast<QValueAxis*>(view->chart()->axes(Qt::Horizontal).value(0));
+    QVERIFY(x);
+    const QFontMetricsF metrics(x->labelsFont());
+    const int labels = x->tickType() == QValueAxis::TicksDynamic ? qRound((x->max() - x->min()) / x->tickInterval()) + 1
+                                                                 : x->tickCount();
+    const double widest = metrics.horizontalAdvance(QString::number(x->max(), 'f', 0));
+    const double width = view->chart()->plotArea().width();
+    QVERIFY2(labels >= 2 && (labels - 1) * widest <= width,
+             qPrintable(QString("%1, %2: %3 step labels up to %4 px wide on a plot %5 px wide")
+                            .arg(when, view->chart()->title())
+                            .arg(labels)
+                            .arg(widest)
+                            .arg(width)));
+  }
+
  private Q_SLOTS:
   void initTestCase() { register_event_types(); }
 
@@ -90,6 +108,8 @@ class ProjectorAndHelpTest : public QObject {
                                                                   : y->tickCount();
       QVERIFY2(ticks >= 2 && (ticks - 1) * label <= plot,
                qPrintable(QString("%1 ticks of %2 px labels on a plot %3 px high").arg(ticks).arg(label).arg(plot)));
+      check_step_labels(view, "training");
+      if (QTest::currentTestFailed()) return;
     }
     w.error_banner()->setVisible(false);
     QVERIFY2(w.minimumSizeHint().height() <= 720 && w.height() <= 720,
@@ -99,6 +119,12 @@ class ProjectorAndHelpTest : public QObject {
     w.set_quit_choice([] { return MainWindow::QuitChoice::kStopAndQuit; });
     w.stop_action()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(!w.running(), 30000);
+    // Stopped, the settings unfold and the charts narrow: their step labels still stand apart.
+    QTest::qWait(300);
+    for (Metric m : {Metric::kLoss, Metric::kAccuracy}) {
+      check_step_labels(w.chart(m), "stopped");
+      if (QTest::currentTestFailed()) return;
+    }
     w.projector_action()->setChecked(false);
     QCOMPARE(w.chart(Metric::kLoss)->chart()->titleFont().pointSizeF(), normal);
     const QSize normal_need = w.minimumSizeHint();
