@@ -201,6 +201,13 @@ QRectF StepDiagram::exchange_rect(int process) const {
   return {};
 }
 
+QStringList StepPicture::differing_replicas() const {
+  QStringList out;
+  for (size_t r = 1; r < checksums.size(); ++r)
+    if (checksums[r] != checksums.front()) out << QString::number(r);
+  return out;
+}
+
 void StepDiagram::paint(QPainter& p) {
   p.setRenderHint(QPainter::Antialiasing);
   const QColor text = palette().color(QPalette::WindowText);
@@ -451,9 +458,7 @@ void StepDiagram::paint(QPainter& p) {
       p.setPen(QColor(46, 160, 67).darker(120));
       p.drawText(QRectF(cx, y, right - cx, line), Qt::AlignLeft, "bit-identical");
     } else if (failed) {
-      QStringList odd;
-      for (size_t r = 1; r < pic.checksums.size(); ++r)
-        if (pic.checksums[r] != pic.checksums.front()) odd << QString::number(r);
+      const QStringList odd = pic.differing_replicas();
       const QString why = odd.isEmpty()         ? QString("differ: the run stopped")
                           : odd.size() == 1     ? QString("replica %1 differs: the run stopped").arg(odd.front())
                                                 : QString("replicas %1 differ: the run stopped").arg(odd.join(", "));

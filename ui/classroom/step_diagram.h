@@ -6,6 +6,7 @@
 
 #include <QPixmap>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include <cstdint>
@@ -43,6 +44,8 @@ struct StepPicture {
   int64_t sync_step = 0;             // the last sync check; 0: none yet
   std::vector<uint64_t> checksums;   // each replica's, at that check
   bool sync_failed = false;          // that check failed (a checksum differs) and stopped the run
+  // The replicas whose checksum differs from replica 0's, as numbers (as SyncError's own list).
+  QStringList differing_replicas() const;
   // The first examples of each replica's shard, when the window holds the run's dataset; empty
   // otherwise.
   std::vector<std::vector<ShardExample>> shard_examples;

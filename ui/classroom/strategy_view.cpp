@@ -169,14 +169,6 @@ void StrategyView::next_step() {
 }
 
 namespace {
-// The replicas whose checksum differs from replica 0's, as numbers.
-QStringList differing_replicas(const std::vector<uint64_t>& checksums) {
-  QStringList out;
-  for (size_t r = 1; r < checksums.size(); ++r)
-    if (checksums[r] != checksums.front()) out << QString::number(r);
-  return out;
-}
-
 // " Replica 0's shard begins with Sandal, Shirt and Bag." when the examples are known.
 QString shard_start_sentence(const StepPicture& pic) {
   if (pic.shard_examples.empty() || pic.shard_examples.front().empty()) return {};
@@ -235,7 +227,7 @@ QString StrategyView::explain(StepPhase phase) const {
              "the copies stay identical.";
     case StepPhase::kSyncCheck:
       if (pic.sync_step == 0 || pic.checksums.empty()) return "Sync check: none yet (it runs every few steps).";
-      if (const QStringList odd = differing_replicas(pic.checksums); !odd.isEmpty() || pic.sync_failed)
+      if (const QStringList odd = pic.differing_replicas(); !odd.isEmpty() || pic.sync_failed)
         return QString("Sync check FAILED after step %1: %2 from replica 0's (%3). The copies are no longer "
                        "bit-identical, so the run stopped.")
             .arg(pic.sync_step)

@@ -28,6 +28,19 @@ using namespace mirror::ui;
 class LivePageTest : public QObject {
   Q_OBJECT
 
+ private:
+  // A run's metrics for `steps` steps, the loss falling as 1/step.
+  static RunMetrics falling_loss(int steps) {
+    RunMetrics m;
+    for (int step = 1; step <= steps; ++step) {
+      StepMetrics s;
+      s.global_step = step;
+      s.loss = 1.0 / step;
+      m.add_step(s);
+    }
+    return m;
+  }
+
  private Q_SLOTS:
   void initTestCase() { register_event_types(); }
 
@@ -105,14 +118,7 @@ class LivePageTest : public QObject {
     QCOMPARE(x_axis()->max(), 1.0);
     QCOMPARE(x_axis()->tickInterval(), 1.0);
     QCOMPARE(x_axis()->labelFormat(), QString("%.0f"));
-    RunMetrics m;
-    for (int step = 1; step <= 758; ++step) {
-      StepMetrics s;
-      s.global_step = step;
-      s.loss = 1.0 / step;
-      m.add_step(s);
-    }
-    chart.refresh(m);
+    chart.refresh(falling_loss(758));
     QCOMPARE(x_axis()->max(), 800.0);
     QCOMPARE(x_axis()->tickInterval(), 200.0);
   }
@@ -125,13 +131,7 @@ class LivePageTest : public QObject {
     QFont big = chart.font();
     big.setPointSizeF(big.pointSizeF() * 1.6);
     chart.chart()->axes(Qt::Horizontal).value(0)->setLabelsFont(big);
-    RunMetrics m;
-    for (int step = 1; step <= 2814; ++step) {
-      StepMetrics s;
-      s.global_step = step;
-      s.loss = 1.0 / step;
-      m.add_step(s);
-    }
+    const RunMetrics m = falling_loss(2814);
     auto* x = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
     QVERIFY(x);
     auto labels_fit = [&] {
