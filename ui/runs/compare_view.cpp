@@ -24,9 +24,11 @@
 #include <QScrollBar>
 #include <QSplitter>
 #include <QStackedBarSeries>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTextStream>
+#include <QTimer>
 #include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -91,10 +93,12 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   second_choice_->setToolTip("What the right-hand chart shows: accuracy, or the learning rate each step used");
   connect(second_choice_, &QComboBox::currentIndexChanged, this, [this](int i) {
     second_metric_ = static_cast<Metric>(second_choice_->itemData(i).toInt());
-    charts_[1]->chart()->setTitle(second_metric_ == Metric::kAccuracy ? "Accuracy" : "Learning rate");
     rebuild_curves();
   });
-  hint_ = new QLabel("Select runs in the list above to compare them.");
+  // Beside the controls, elided (whole in its tooltip): wrapped on a line of its own, it took
+  // three lines of a half-width page in projector type, and the charts' height with them.
+  hint_ = new ElidedLabel("Select runs in the list above to compare them.");
+  hint_->setObjectName("compare_hint");
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel("x axis:"));
   bar->addWidget(x_choice_);
@@ -103,8 +107,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(log_choice_);
   bar->addWidget(new QLabel("right:"));  // short: in projector type the bar sets the page's width
   bar->addWidget(second_choice_);
-  bar->addStretch(1);
-  hint_->setWordWrap(true);  // its own line: a long hint must not widen the page
+  bar->addSpacing(12);
+  bar->addWidget(hint_, 1);  // the rest of the bar's line: no line of its own under it
 
   charts_[0] = new_chart_view("Loss");
   charts_[1] = new_chart_view("Accuracy");
@@ -133,7 +137,6 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);
-  layout->addWidget(hint_);
   layout->addWidget(pages_, 1);
   set_runs({});
 }
@@ -202,6 +205,9 @@ void CompareView::rebuild_curves() {
   const Metric metrics[2] = {Metric::kLoss, second_metric_};
   for (int m = 0; m < 2; ++m) {
     QChart* chart = charts_[m]->chart();
+    // "Loss by step": the title names the x axis, whose own title would cost the plot a line.
+    const QString what = m == 0 ? "Loss" : second_metric_ == Metric::kAccuracy ? "Accuracy" : "Learning rate";
+    chart->setTitle(QString("%1 by %2").arg(what, x_axis_title(x_)));
     chart->removeAllSeries();
     chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // a piece of the run's line: its dashes too
     for (auto* axis : chart->axes()) {
@@ -209,7 +215,6 @@ void CompareView::rebuild_curves() {
       delete axis;
     }
     auto* x_axis = new QValueAxis;
-    x_axis->setTitleText(x_axis_title(x_));
     x_axis->setLabelFormat(x_ == XAxis::kStep || x_ == XAxis::kSamples ? "%.0f" : "%.1f");
     const bool log_axis = m == 0 && log_loss_;
     QAbstractAxis* y_axis = nullptr;
@@ -334,6 +339,17 @@ void CompareView::fit_legends() {
   }
 }
 
+void CompareView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  // Projector type: the table's header and rows grow; its height and columns follow (a height
+  // fitted to the smaller font clipped the header).
+  if (event->type() == QEvent::FontChange)
+    QTimer::singleShot(0, this, [this] {
+      table_->resizeColumnsToContents();
+      fit_height(table_);
+    });
+}
+
 bool CompareView::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() == QEvent::Resize && (watched == charts_[0] || watched == charts_[1]))
     QMetaObject::invokeMethod(this, &CompareView::fit_legends, Qt::QueuedConnection);  // once the chart has its size
@@ -343,6 +359,8 @@ bool CompareView::eventFilter(QObject* watched, QEvent* event) {
 void CompareView::rebuild_scaling() {
   scaling_page_->set_runs(runs_);
   pages_->setTabEnabled(pages_->indexOf(scaling_page_), scaling_page_->has_study());
+  // Without a study there is one page to show: its tab bar would only take the charts' height.
+  pages_->tabBar()->setVisible(scaling_page_->has_study());
 }
 
 void CompareView::rebuild_table() {
@@ -378,8 +396,7 @@ bool CompareView::export_svg(const QString& path) {
 bool CompareView::export_report(const QString& path) {
   ComparisonReport report;
   report.runs = runs_.size();
-  const QString x = x_axis_title(x_);
-  report.charts = {{"Loss by " + x, charts_[0]}, {charts_[1]->chart()->title() + " by " + x, charts_[1]}};
+  report.charts = {{charts_[0]->chart()->title(), charts_[0]}, {charts_[1]->chart()->title(), charts_[1]}};
   report.table = table_;
   if (scaling_page_->has_study()) {
     report.charts.emplace_back("Throughput", scaling_page_->throughput_chart());

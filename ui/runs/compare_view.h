@@ -75,6 +75,7 @@ class CompareView : public QWidget {
   // Each chart's legend shown where every run's name fits whole, else hidden (the table is the legend).
   void fit_legends();
   bool eventFilter(QObject* watched, QEvent* event) override;
+  void changeEvent(QEvent* event) override;
 
   std::vector<RunRecord> runs_;
   XAxis x_ = XAxis::kStep;

@@ -106,17 +106,20 @@ RunsBrowser::RunsBrowser(const QString& root, QWidget* parent)
   connect(notes_, &QPlainTextEdit::textChanged, this, [this] {
     if (!filling_) notes_save_.start();
   });
-  status_ = plain_label({}, /*wrap=*/true);  // folder names and warnings quote run.json
+  // Beside the notes, one line (elided, whole in its tooltip): folder names and warnings quote
+  // run.json, drawn as plain text. A line of its own cost a projector's comparison its charts.
+  status_ = new ElidedLabel({}, Qt::ElideMiddle);
   status_->setObjectName("runs_status");
-  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);  // every pixel is a projector's: the list's rows come first
   layout->addLayout(bar);
   layout->addWidget(table_, 1);
-  layout->addWidget(notes_);
-  layout->addWidget(status_);
+  auto* below = new QHBoxLayout;
+  below->addWidget(notes_, 2);
+  below->addWidget(status_, 3);
+  layout->addLayout(below);
 
   table_->setSortingEnabled(true);  // newest first; a click on a header sorts by that column
   table_->sortByColumn(run_column::kStarted, Qt::DescendingOrder);

@@ -22,6 +22,8 @@ RunsPage::RunsPage(QWidget* parent) : QSplitter(Qt::Vertical, parent) {
   setStretchFactor(0, 2);
   setStretchFactor(1, 3);
   connect(browser_, &RunsBrowser::selection_changed, compare_, &CompareView::set_runs);
+  // Runs chosen change what the comparison needs (its table's rows): the split follows.
+  connect(browser_, &RunsBrowser::selection_changed, this, &RunsPage::place_split_soon);
   connect(this, &QSplitter::splitterMoved, this, [this] { dragged_ = true; });
 }
 
@@ -32,19 +34,19 @@ void RunsPage::resizeEvent(QResizeEvent* event) {
 
 void RunsPage::showEvent(QShowEvent* event) {
   QSplitter::showEvent(event);
-  // Laid out for the first time in this font: the list's real surroundings are known now.
-  QTimer::singleShot(0, this, [this] {
-    if (!dragged_ && sizes().value(0) != 0) place_split();
-  });
+  place_split_soon();  // laid out for the first time in this font: the list's real surroundings are known then
 }
 
 void RunsPage::changeEvent(QEvent* event) {
   QSplitter::changeEvent(event);
   // Projector type: the rows grow; once the list has its new row height, the split follows.
-  if (event->type() == QEvent::FontChange)
-    QTimer::singleShot(0, this, [this] {
-      if (!dragged_ && sizes().value(0) != 0) place_split();
-    });
+  if (event->type() == QEvent::FontChange) place_split_soon();
+}
+
+void RunsPage::place_split_soon() {
+  QTimer::singleShot(0, this, [this] {
+    if (!dragged_ && sizes().value(0) != 0) place_split();
+  });
 }
 
 void RunsPage::place_split() {
@@ -52,7 +54,9 @@ void RunsPage::place_split() {
   if (h <= 0) return;
   const int floor = browser_->minimumSizeHint().height();
   const int ceiling = std::max(floor, h - compare_->minimumSizeHint().height());
-  const int list = std::clamp(std::max(browser_->preferred_height(), 2 * h / 5), floor, ceiling);
+  // Runs compared: the comparison's charts are what people look at, the list keeps its rows.
+  const int wanted = compare_->runs().empty() ? std::max(browser_->preferred_height(), 2 * h / 5) : browser_->preferred_height();
+  const int list = std::clamp(wanted, floor, ceiling);
   setSizes({list, h - list});
 }
 

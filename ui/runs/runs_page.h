@@ -32,9 +32,13 @@ class RunsPage : public QSplitter {
   void showEvent(QShowEvent* event) override;
 
  private:
-  // Until the person drags the handle: the list gets its preferred rows (or two fifths of a tall
-  // page), the comparison the rest, as far as the comparison's minimum allows.
+  // Until the person drags the handle: the list gets its preferred rows (or, with nothing
+  // compared, two fifths of a tall page), the comparison the rest, as far as the comparison's
+  // minimum allows.
   void place_split();
+  // place_split() once the event loop has laid out what just changed, unless the person dragged
+  // the handle or the list is folded away.
+  void place_split_soon();
   bool dragged_ = false;
   RunsBrowser* browser_;
   CompareView* compare_;

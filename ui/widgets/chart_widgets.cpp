@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QGraphicsLayout>
 #include <QHeaderView>
 #include <QLegend>
 #include <QPainter>
@@ -131,6 +132,10 @@ QChartView* new_chart_view(const QString& title) {
   chart->setTitle(title);
   chart->setAnimationOptions(QChart::NoAnimation);
   chart->setMargins(QMargins(4, 4, 4, 4));
+  // No frame around the chart inside its view: its pixels are the plot's (a projector's Runs page
+  // has few to spare).
+  chart->layout()->setContentsMargins(0, 0, 0, 0);
+  chart->setBackgroundRoundness(0);
   chart->legend()->setAlignment(Qt::AlignBottom);
   auto* view = new QChartView(chart);
   view->setRenderHint(QPainter::Antialiasing);

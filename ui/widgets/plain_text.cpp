@@ -2,9 +2,29 @@
 
 #include <QAbstractSeries>
 #include <QLabel>
+#include <QPainter>
 #include <QTextDocument>
 
 namespace mirror::ui {
+
+ElidedLabel::ElidedLabel(const QString& text, Qt::TextElideMode mode) : QLabel(text), mode_(mode) {
+  setTextFormat(Qt::PlainText);
+}
+
+QSize ElidedLabel::minimumSizeHint() const {
+  return {fontMetrics().averageCharWidth() * 8, QLabel::minimumSizeHint().height()};
+}
+
+QString ElidedLabel::shown() const { return fontMetrics().elidedText(text(), mode_, contentsRect().width()); }
+
+void ElidedLabel::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  const QString drawn = shown();
+  const QString tip = drawn == text() ? QString() : literal(text());
+  if (toolTip() != tip) setToolTip(tip);
+  p.setPen(palette().color(foregroundRole()));
+  p.drawText(contentsRect(), static_cast<int>(alignment() | Qt::AlignVCenter), drawn);
+}
 
 QLabel* plain(QLabel* label) {
   label->setTextFormat(Qt::PlainText);

@@ -5,13 +5,30 @@
 // tag anywhere on its first line, or "&lt;"), and a chart's legend always reads series names as
 // HTML. Call from the GUI thread.
 
+#include <QLabel>
 #include <QString>
 
 class QAbstractSeries;
-class QLabel;
 class QWidget;
 
 namespace mirror::ui {
+
+// A one-line label that gives way when its room is narrow: the text is elided (at the end, or in
+// the middle) and whole in its tooltip; drawn as plain text (it may quote folders and messages).
+// Its minimum width is eight average characters, whatever its text.
+class ElidedLabel : public QLabel {
+ public:
+  explicit ElidedLabel(const QString& text = {}, Qt::TextElideMode mode = Qt::ElideRight);
+  QSize minimumSizeHint() const override;
+  // The text as drawn now (elided to the label's width).
+  QString shown() const;
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+
+ private:
+  Qt::TextElideMode mode_;
+};
 
 // `label`, set to show its text as plain text from now on. Returns it.
 QLabel* plain(QLabel* label);

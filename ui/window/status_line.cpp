@@ -2,7 +2,6 @@
 
 #include <QApplication>
 #include <QLabel>
-#include <QPainter>
 #include <QProgressBar>
 #include <QStatusBar>
 
@@ -17,24 +16,6 @@
 namespace mirror::ui {
 
 namespace {
-// A one-line label that gives way when the window is narrow: the text is elided, and whole in
-// its tooltip (the status line at projector sizes). Drawn as plain text: it quotes folders and messages.
-class ElidedLabel : public QLabel {
- public:
-  using QLabel::QLabel;
-  QSize minimumSizeHint() const override { return {fontMetrics().averageCharWidth() * 8, QLabel::minimumSizeHint().height()}; }
-
- protected:
-  void paintEvent(QPaintEvent*) override {
-    QPainter p(this);
-    const QString shown = fontMetrics().elidedText(text(), Qt::ElideRight, contentsRect().width());
-    const QString tip = shown == text() ? QString() : literal(text());
-    if (toolTip() != tip) setToolTip(tip);
-    p.setPen(palette().color(foregroundRole()));
-    p.drawText(contentsRect(), static_cast<int>(alignment() | Qt::AlignVCenter), shown);
-  }
-};
-
 QString clock(double seconds) { return QString::fromStdString(clock_text(seconds)); }
 
 QString words(const std::string& s) { return QString::fromStdString(s); }

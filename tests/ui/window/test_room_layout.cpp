@@ -3,7 +3,10 @@
 // each built-in lesson (its runs training) fits the screen; on the Live page every chart's plot
 // area is at least 35% of the window's height; no legend shows a name cut to under 8 characters;
 // the Runs page's list, unless folded away for a lesson's comparison, shows four rows under a
-// whole header; the pages' tab bar stays put from page to page.
+// whole header while two recorded runs are compared below it, the comparison's hint on one line,
+// its table's header whole and its plots at least a sixth of the window's height (a projector's
+// 720 lines carry the list's four rows of large type too; they were an eighth, then a twentieth,
+// before the hint went on one line); the pages' tab bar stays put from page to page.
 // The window's own screen decides its size and projector type, as on a real machine.
 #include <QAction>
 #include <QApplication>
@@ -18,7 +21,9 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLegend>
+#include <QRegularExpression>
 #include <QScreen>
+#include <QFontInfo>
 #include <QHeaderView>
 #include <QTabBar>
 #include <QTabWidget>
@@ -26,6 +31,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <map>
 #include <memory>
 
 #include "mirror/runs/lesson.h"
@@ -34,7 +40,9 @@
 #include "ui/run/run_metrics.h"
 #include "ui/runs/runs_browser.h"
 #include "ui/runs/runs_page.h"
+#include "ui/runs/compare_view.h"
 #include "ui/window/main_window.h"
+#include "../ui_test_helpers.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -119,6 +127,29 @@ class RoomLayoutTest : public QObject {
              qPrintable(QString("%1: the run list's header is %2 px of %3").arg(where).arg(header->height()).arg(header->sizeHint().height())));
   }
 
+  // The comparison under (or instead of) the list, when runs are compared: its hint one line, its
+  // table's header whole, each chart's plot at least a sixth of the window's height.
+  static void check_comparison(MainWindow& w, const QString& where) {
+    CompareView* compare = runs_page(w)->compare();
+    if (compare->runs().empty()) return;
+    QLabel* hint = compare->findChild<QLabel*>("compare_hint");
+    QVERIFY(hint);
+    QVERIFY2(hint->height() < 2 * hint->fontMetrics().lineSpacing(),
+             qPrintable(QString("%1: the comparison's hint is %2 px high, %3 px a line").arg(where).arg(hint->height()).arg(hint->fontMetrics().lineSpacing())));
+    QHeaderView* header = compare->table()->horizontalHeader();
+    QVERIFY2(header->height() >= header->sizeHint().height(),
+             qPrintable(QString("%1: the comparison table's header is %2 px of %3").arg(where).arg(header->height()).arg(header->sizeHint().height())));
+    if (compare->pages()->currentIndex() != 0) return;  // the scaling page
+    for (QChartView* view : {compare->loss_chart(), compare->accuracy_chart()}) {
+      const double plot = view->chart()->plotArea().height();
+      qInfo("%s: compared %s plot %.0f px", qPrintable(where), qPrintable(view->chart()->title()), plot);
+      QVERIFY2(plot >= w.height() / 6.0, qPrintable(QString("%1: the compared %2 chart's plot is %3 px high, the window %4")
+                                                        .arg(where, view->chart()->title())
+                                                        .arg(plot)
+                                                        .arg(w.height())));
+    }
+  }
+
   // Every page of `w` on `screen`, as `mode` left it.
   static void check_pages(MainWindow& w, QScreen* screen, const QString& mode) {
     const QRect room = screen->availableGeometry();
@@ -134,6 +165,8 @@ class RoomLayoutTest : public QObject {
                                              .arg(where).arg(tabs_at.x()).arg(tabs_at.y()).arg(at.x()).arg(at.y())));
       if (w.views()->currentWidget() == runs_page(w)) {
         check_runs_list(w, where);
+        if (QTest::currentTestFailed()) return;
+        check_comparison(w, where);
         if (QTest::currentTestFailed()) return;
       }
       const QSize need = w.minimumSizeHint();
@@ -169,6 +202,12 @@ class RoomLayoutTest : public QObject {
     QTemporaryDir runs;  // a lesson's runs recorded earlier would open compared instead of training
     QVERIFY(runs.isValid());
     qputenv("MIRROR_RUNS_DIR", runs.path().toUtf8());
+    // Outside lessons, two runs recorded before, compared on the Runs page in every mode; their
+    // folders named as the window names them (the names differ only at the end).
+    QStringList compared;
+    if (lesson.isEmpty())
+      compared << record_run(runs.path(), "20261204-091500-spirals-mlp-blobs-lr0.01", 0.01, 1)
+               << record_run(runs.path(), "20261204-091700-spirals-mlp-blobs-lr0.05", 0.05, 2);
     MainWindow w(false);
     fill(w, screen_of(kScreens[0]));
     w.show();
@@ -176,11 +215,22 @@ class RoomLayoutTest : public QObject {
     fill(w, screen_of(kScreens[0]));  // shown, its frame is known
     QTRY_VERIFY_WITH_TIMEOUT(w.train_action()->isEnabled(), 60000);
     w.set_quit_choice([] { return MainWindow::QuitChoice::kStopAndQuit; });
+    if (!compared.isEmpty()) {
+      QTRY_VERIFY_WITH_TIMEOUT(!runs_page(w)->browser()->loading(), 30000);
+      w.compare_runs(compared);
+      QCOMPARE(runs_page(w)->compare()->runs().size(), size_t(2));
+    }
     if (!lesson.isEmpty()) {
       // Its runs training (the Live page, the settings folded), then compared once they end (a
       // comparison of six runs, whose table made the window 775 pixels high on a 720 one).
       QVERIFY2(w.open_lesson(lesson, /*max_steps=*/30), qPrintable(w.error_banner()->text()));
       QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 0 || !w.sweeping(), 60000);
+      // The strip says what trains: the lesson, which of its runs, that run's own settings.
+      if (w.sweeping()) {
+        const QString said = w.setup_strip()->findChild<QLabel*>("setup_summary")->toolTip();
+        const QString title = QString::fromStdString(find_lesson(lesson.toStdString()).title);
+        QVERIFY2(said.contains(title) && said.contains(QRegularExpression("run \\d of \\d: ")), qPrintable(said));
+      }
       check_pages(w, screen_of(kScreens[0]), "lesson " + lesson + " training");
       if (QTest::currentTestFailed()) return;
       QTRY_VERIFY_WITH_TIMEOUT(!w.sweeping(), 120000);
@@ -206,6 +256,8 @@ class RoomLayoutTest : public QObject {
       if (QTest::currentTestFailed()) return;
       // Projector type follows the screen the mode is turned on in (1/40 of its height).
       w.projector_action()->setChecked(true);
+      // A room's mode: the settings fold to their strip, training or not.
+      QVERIFY2(!w.setup_tabs()->isVisible() && w.setup_strip()->isVisible(), qPrintable(screen->name()));
       check_pages(w, screen, "projector");
       w.projector_action()->setChecked(false);
       if (QTest::currentTestFailed()) return;
@@ -239,6 +291,31 @@ class RoomLayoutTest : public QObject {
   void everyPageFitsAndKeepsItsChartsReadable() {
     QFETCH(QString, lesson);
     check_window(lesson);
+  }
+
+  // Projector mode turned on on the laptop's screen, the window then dragged onto the projector:
+  // the type is 1/40 of the screen the window is on now, and back again.
+  void projectorTypeFollowsTheWindowsScreen() {
+    QTemporaryDir runs;
+    QVERIFY(runs.isValid());
+    qputenv("MIRROR_RUNS_DIR", runs.path().toUtf8());
+    MainWindow w(false);
+    fill(w, screen_of(kScreens[0]));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.projector_action()->setChecked(true);
+    std::map<int, int> type;  // screen height -> type's pixel size
+    for (const QSize& size : {kScreens[0], kScreens[2], kScreens[0], kScreens[1]}) {
+      fill(w, screen_of(size));
+      QApplication::processEvents();
+      const int px = QFontInfo(QApplication::font()).pixelSize();
+      qInfo("%dx%d: projector type %d px", size.width(), size.height(), px);
+      QVERIFY2(px >= size.height() / 40, qPrintable(QString("%1 px type on a %2-pixel screen").arg(px).arg(size.height())));
+      if (type.count(size.height())) QCOMPARE(px, type[size.height()]);  // back on a screen: its type again
+      type[size.height()] = px;
+    }
+    QVERIFY2(type[1080] > type[720], qPrintable(QString("%1 px on 1080 pixels, %2 px on 720").arg(type[1080]).arg(type[720])));
+    w.projector_action()->setChecked(false);
   }
 };
 
