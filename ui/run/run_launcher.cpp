@@ -117,6 +117,7 @@ void RunLauncher::resume_run(const QString& dir, int epochs) {
   if (running()) return;
   live_->begin_resume(dir.toStdString());
   run_dir_ = dir;
+  run_config_.reset();
   Q_EMIT run_begun("Resuming " + dir + "…");
   ResumeOptions options;
   if (epochs > 0) {  // a finished run, continued: train on to that epoch, with no step limit
@@ -126,7 +127,9 @@ void RunLauncher::resume_run(const QString& dir, int epochs) {
   // A run trained by several processes resumes with as many (the window is worker 0 again).
   int processes = 1;
   try {
-    processes = recorded_processes(RunWriter::read_run_json(dir.toStdString()));
+    const nlohmann::json run = RunWriter::read_run_json(dir.toStdString());
+    processes = recorded_processes(run);
+    run_config_ = config_from_json(run.at("config"));
   } catch (const std::exception&) {  // an unreadable run.json: RecordedRun::resume says what is wrong
   }
   bool started = false;
@@ -150,6 +153,7 @@ void RunLauncher::start_planned(RunPlan plan, std::function<std::shared_ptr<cons
   if (running()) return;
   live_->begin();
   run_dir_ = QString::fromStdString(plan.dir);
+  run_config_ = plan.config;
   Q_EMIT run_begun(what);
   const bool started = controller_->start([plan = std::move(plan), dataset = std::move(dataset), processes]() mutable {
     if (processes > 1) {

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "mirror/runs/sweep.h"
 #include "mirror/train/config.h"
@@ -56,6 +57,9 @@ class RunLauncher : public QObject {
   int sweep_size() const;
   QString sweep_label() const;
   void set_recording(bool on) { recording_ = on; }
+  // The config of the run now training or last trained (a sweep's or lesson's point, a resumed
+  // run's recorded one); null before the first run.
+  const TrainConfig* run_config() const { return run_config_ ? &*run_config_ : nullptr; }
   // The folder of the current or last recorded run; empty if none.
   const QString& run_dir() const { return run_dir_; }
   LiveRun* live() const { return live_; }
@@ -80,6 +84,7 @@ class RunLauncher : public QObject {
   LiveRun* live_;
   bool recording_ = true;
   QString run_dir_;
+  std::optional<TrainConfig> run_config_;
   std::shared_ptr<Sweep> sweep_;  // the sweep in progress; null: none
   bool sweep_cancelled_ = false;
 };

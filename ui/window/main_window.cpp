@@ -15,14 +15,17 @@
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWindow>
 
 #include <algorithm>
 
 #include "mirror/data/dataset_registry.h"
 #include "mirror/model/presets.h"
+#include "mirror/runs/lesson.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
 #include "ui/classroom/learned_view.h"
+#include "ui/classroom/lesson_panel.h"
 #include "ui/classroom/strategy_view.h"
 #include "ui/live/live_page.h"
 #include "ui/run/live_run.h"
@@ -333,16 +336,40 @@ void MainWindow::update_train_enabled() {
 void MainWindow::fold_setup() {
   if (!presentation_) return;  // still being built
   const bool presenting = presentation_->presentation_action()->isChecked();
+  const bool projector = presentation_->projector_action()->isChecked();
   const bool lesson = lessons_->dock() && !lessons_->dock()->isHidden();
   const bool busy = launcher_->running() || launcher_->sweeping();
-  if (!busy && !lesson) setup_unfolded_ = false;  // the next run or lesson folds them again
-  const bool room = busy || lesson;
+  // Projector mode is for a room: the pages keep the width until the teacher unfolds the settings.
+  const bool room = busy || lesson || projector;
+  if (!room) setup_unfolded_ = false;  // the next run or lesson folds them again
   tabs_->setVisible(!presenting && (!room || setup_unfolded_));
   setup_strip_->setVisible(!presenting && room);
   setup_toggle_->setText(setup_unfolded_ ? "\u25C2 Settings" : "Settings \u25B8");
-  if (!setup_strip_->isVisibleTo(this)) return;
+  // Unfolded, the tabs say it all: the summary would only crowd the pages' tabs into scrolling.
+  setup_summary_->setVisible(!tabs_->isVisibleTo(this));
+  if (!setup_strip_->isVisibleTo(this) || !setup_summary_->isVisibleTo(this)) return;
+  // What trains, or what would: a sweep's or lesson's run says which of how many it is and shows
+  // its own settings, not the panels'; an open lesson names itself and its runs.
+  QString summary;
+  const TrainConfig* run_config = launcher_->run_config();
+  if (busy && run_config) {
+    summary = setup_summary(*run_config);
+    if (launcher_->sweeping())
+      summary = QString("run %1 of %2: %3 \u00b7 ")
+                    .arg(launcher_->sweep_position())
+                    .arg(launcher_->sweep_size())
+                    .arg(launcher_->sweep_label()) + summary;
+  } else if (lesson && lessons_->panel()) {
+    const Lesson& l = lessons_->panel()->lesson();
+    QStringList labels;
+    for (const LessonRun& r : l.runs) labels << QString::fromStdString(r.label);
+    summary = QString("Lesson \u201c%1\u201d: %2").arg(QString::fromStdString(l.title), labels.join(" \u00b7 "));
+  } else {
+    summary = setup_summary(current_config());
+  }
+  if (busy && lesson && lessons_->panel())
+    summary = QString("Lesson \u201c%1\u201d, ").arg(QString::fromStdString(lessons_->panel()->lesson().title)) + summary;
   // Elided in the middle to at most a third of the window, beside the tabs; whole in its tooltip.
-  const QString summary = setup_summary(current_config());
   setup_summary_->setText(setup_summary_->fontMetrics().elidedText(summary, Qt::ElideMiddle, std::max(200, width() / 3)));
   setup_summary_->setToolTip(summary);
 }
@@ -359,6 +386,16 @@ TrainConfig MainWindow::current_config() const {
 void MainWindow::changeEvent(QEvent* event) {
   if (event->type() == QEvent::WindowStateChange && presentation_) presentation_->window_state_changed();
   QMainWindow::changeEvent(event);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (!windowHandle() || windowHandle()->property("mirror_follows_screen").toBool()) return;
+  windowHandle()->setProperty("mirror_follows_screen", true);
+  // Dragged from a laptop's screen onto the projector: the type is 1/40 of the new screen's height.
+  connect(windowHandle(), &QWindow::screenChanged, this, [this] {
+    if (projector_action()->isChecked()) apply_projector_type(true);
+  });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

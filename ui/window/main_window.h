@@ -1,6 +1,6 @@
 #pragma once
 // The workbench window: dataset, model, training and device panels on the left (folded to a
-// one-line strip while training, in a lesson and in a presentation, so that the pages take the
+// one-line strip while training, in a lesson, in projector mode and in a presentation, so that the pages take the
 // width); the Live page (charts and replica view, following a LiveRun) and the Runs page on the
 // right; run controls in the toolbar; progress in the status bar. It lays out and wires: runs are started by its
 // RunLauncher (main_window_runs.cpp reacts to them), settings are kept by WindowSettings, menus
@@ -120,8 +120,10 @@ class MainWindow : public QMainWindow {
   QWidget* resume_offer() const;
 
   // The settings fold to a one-line summary strip while a run or a lesson's runs train, while a
-  // lesson is open and during a presentation, so that the pages take the window's width; the
-  // strip's button unfolds them until the next run. Called when any of those changes.
+  // lesson is open, in projector mode and during a presentation, so that the pages take the
+  // window's width; the strip's button unfolds them until the next run (or projector mode's
+  // toggle). The strip says what trains (a lesson's or sweep's run: which, and its settings).
+  // Called when any of those changes.
   void fold_setup();
   // The Data/Model/Training/Devices tabs, and the strip that stands in for them when folded.
   QTabWidget* setup_tabs() const { return tabs_; }
@@ -169,12 +171,16 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
   // Keeps View → Full screen checked exactly while the window is full screen, however it got there.
   void changeEvent(QEvent* event) override;
+  // Shown: projector type follows the window from screen to screen from now on.
+  void showEvent(QShowEvent* event) override;
 
  private:
   // main_window_menus.cpp: the toolbar, the menus and what their entries do.
   void build_actions();
   void set_dark(bool dark);
   void set_projector(bool on);
+  // Projector type and line widths for this window's screen (1/40 of its height), or normal ones.
+  void apply_projector_type(bool on);
   void export_charts();
   void export_csv();
   void export_comparison();

@@ -210,6 +210,12 @@ void MainWindow::set_dark(bool dark) {
 }
 
 void MainWindow::set_projector(bool on) {
+  setup_unfolded_ = false;  // projector mode folds the settings; leaving it shows them again
+  fold_setup();
+  apply_projector_type(on);
+}
+
+void MainWindow::apply_projector_type(bool on) {
   apply_font_scale(*qApp, on ? projector_font_scale(*qApp, screen() ? screen()->geometry().height() : 0) : 1.0);
   live_page_->set_line_width(on ? 4.0 : 2.0);
   live_page_->set_projector(on);

@@ -6,6 +6,9 @@
 #include <QFontMetricsF>
 #include <QLabel>
 #include <QLegend>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QToolButton>
 #include <QValueAxis>
 #include <QtTest>
 
@@ -119,13 +122,27 @@ class ProjectorAndHelpTest : public QObject {
     w.set_quit_choice([] { return MainWindow::QuitChoice::kStopAndQuit; });
     w.stop_action()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(!w.running(), 30000);
-    // Stopped, the settings unfold and the charts narrow: their step labels still stand apart.
+    // Stopped, projector mode keeps the settings folded (the room still looks at the pages); the
+    // strip's button unfolds them, and its summary gives way so that the pages' tabs stay whole;
+    // the charts narrow and their step labels still stand apart.
+    QVERIFY(!w.setup_tabs()->isVisible() && w.setup_strip()->isVisible());
+    auto* toggle = w.setup_strip()->findChild<QToolButton*>("setup_toggle");
+    QVERIFY(toggle);
+    toggle->click();
     QTest::qWait(300);
+    QVERIFY(w.setup_tabs()->isVisible());
+    QVERIFY(!w.setup_strip()->findChild<QLabel*>("setup_summary")->isVisible());
+    QTabBar* pages = w.views()->tabBar();
+    for (int i = 0; i < pages->count(); ++i)
+      QVERIFY2(pages->rect().contains(pages->tabRect(i)),
+               qPrintable(QString("the %1 tab is drawn at %2..%3 of a %4 px tab bar")
+                              .arg(pages->tabText(i)).arg(pages->tabRect(i).left()).arg(pages->tabRect(i).right()).arg(pages->width())));
     for (Metric m : {Metric::kLoss, Metric::kAccuracy}) {
       check_step_labels(w.chart(m), "stopped");
       if (QTest::currentTestFailed()) return;
     }
     w.projector_action()->setChecked(false);
+    QVERIFY(w.setup_tabs()->isVisible() && !w.setup_strip()->isVisible());  // a desk: the settings are there
     QCOMPARE(w.chart(Metric::kLoss)->chart()->titleFont().pointSizeF(), normal);
     const QSize normal_need = w.minimumSizeHint();
     QVERIFY2(normal_need.width() <= 1280 && normal_need.height() <= 720,
