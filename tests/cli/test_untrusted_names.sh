@@ -93,5 +93,38 @@ if command -v script >/dev/null; then
   check "list-csv-on-a-terminal" $? "$(cat -v <<<"$out")"
 fi
 
+# Your own data: a CSV table whose labels are markup, a path, a line break with a command and
+# terminal escapes. They are class names, kept exactly in run.json; the run folder is named from
+# the preset; nothing printed drives the terminal.
+hostile_labels='["<b>bold</b>", "../../etc", "a\nb; rm -rf /", "\u001b]0;owned\u0007\u001b[2J"]'
+python3 - "$tmp/hostile.csv" "$hostile_labels" <<'EOF'
+import csv, json, math, sys
+labels = json.loads(sys.argv[2])
+with open(sys.argv[1], "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["x", "y", "label"])
+    for i in range(160):
+        k = i % len(labels)
+        w.writerow([f"{math.cos(k * 1.6) + (i % 7) * 0.01:.3f}", f"{math.sin(k * 1.6) - (i % 5) * 0.01:.3f}", labels[k]])
+EOF
+out=$("$bin" train --dataset table --data-dir "$tmp/hostile.csv" --preset spirals-mlp --epochs 1 2>&1)
+check "train-hostile-labels" $? "$out"
+! grep -q "$esc" <<<"$out"
+check "train-hostile-labels-no-control-characters" $? "$(cat -v <<<"$out")"
+dir=$(sed -n 's/^Recording to //p' <<<"$out")
+[[ $(dirname "$dir") == "$tmp/runs" && -f "$dir/run.json" && ! -e "$tmp/etc" && ! -e "$tmp/runs/etc" ]]
+check "hostile-labels-run-dir-inside-root" $? "recorded in '$dir'; $(ls "$tmp" "$tmp/runs")"
+python3 - "$dir/run.json" "$hostile_labels" <<'EOF'
+import json, sys
+with open(sys.argv[1]) as f:
+    names = json.load(f)["class_names"]
+assert sorted(names) == sorted(json.loads(sys.argv[2])), names
+EOF
+check "hostile-labels-kept-as-data" $? "$(head -c 2000 "$dir/run.json" 2>&1)"
+out=$("$bin" runs show "$dir" 2>&1)
+check "show-hostile-labels" $? "$out"
+! grep -q "$esc" <<<"$out"
+check "show-hostile-labels-no-control-characters" $? "$(cat -v <<<"$out")"
+
 echo "untrusted names: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

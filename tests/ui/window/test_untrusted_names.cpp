@@ -1,7 +1,8 @@
 // Names the window did not write (a run's name and status message in run.json, a run folder's
 // name, a Keras layer's name, a lesson file's name) show as their characters, never as markup:
 // in chart legends and what is exported from them, the runs list's tooltips, the Keras error
-// box, the lessons dialog, and the reports. And a launch script never carries a name as code.
+// box, the lessons dialog, the reports, and the Learned tab of a run on your own data (class
+// names from a CSV's labels). And a launch script never carries a name as code.
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
@@ -18,19 +19,25 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <functional>
 
 #include "../ui_test_helpers.h"
 #include "mirror/data/registry.h"
+#include "mirror/runs/recorded_run.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/train/trainer.h"
+#include "ui/classroom/confusion_matrix.h"
+#include "ui/classroom/learned_view.h"
 #include "ui/classroom/lesson_panel.h"
+#include "ui/run/live_run.h"
 #include "ui/run/training_controller.h"
 #include "ui/runs/compare_view.h"
 #include "ui/runs/runs_browser.h"
 #include "ui/setup/launch_dialog.h"
+#include "ui/widgets/plain_text.h"
 #include "ui/window/main_window.h"
 
 using namespace mirror;
@@ -206,6 +213,67 @@ class UntrustedNamesTest : public QObject {
     QVERIFY(shown(panel.findChild<QLabel*>("lesson_text")).contains("<script>alert(1)</script>"));
     QVERIFY(shown(panel.findChild<QLabel*>("lesson_run_1")).contains("<i>a</i>"));
     qunsetenv("MIRROR_LESSONS_DIR");
+  }
+
+  // Your own data's class names (a CSV's labels) as the Learned tab shows a finished run: the
+  // per-class table, a cell's tooltip, the examples' heading and the examples, all as written.
+  void ownDataClassNamesShowAsWritten() {
+    const QStringList labels = {kHeading, "../../etc", "a\nb; rm -rf /", kEntities};
+    const QString csv = tmp_.filePath("hostile.csv");
+    {
+      std::ofstream out(csv.toStdString());
+      out << "x,y,label\n";
+      for (int i = 0; i < 160; ++i) {
+        const int k = i % 4;
+        QString quoted = labels[k];
+        quoted.replace("\"", "\"\"");
+        out << std::cos(k * 1.6) + (i % 7) * 0.01 << ',' << std::sin(k * 1.6) - (i % 5) * 0.01 << ",\""
+            << quoted.toStdString() << "\"\n";
+      }
+    }
+    TrainConfig c = config_from_preset("spirals-mlp");
+    c.dataset = DatasetOptions{};
+    c.dataset.name = "table";
+    c.dataset.data_dir = csv.toStdString();
+    c.epochs = 2;
+    // Recorded as the window and mirrortrain record (RecordedRun writes the class names).
+    RunPlan plan;
+    plan.config = c;
+    plan.dir = (root_ + "/20261204-100000-own-table").toStdString();
+    const QString dir = QString::fromStdString(plan.dir);
+    {
+      RecordedRun run(std::move(plan));
+      EventSink quiet;
+      TrainControl control;
+      QCOMPARE(run.run(quiet, control).status, RunStatus::kFinished);
+    }
+    TrainingController controller;
+    LiveRun idle(&controller);
+    LearnedView view(&idle);
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.show_recorded(dir));
+    QCOMPARE(view.per_class()->rowCount(), 4);
+    QStringList listed;
+    for (int r = 0; r < 4; ++r) listed << view.per_class()->item(r, 0)->text();
+    for (const QString& name : labels)
+      QVERIFY2(std::any_of(listed.begin(), listed.end(), [&](const QString& s) { return s.endsWith(" " + name); }),
+               qPrintable(name + " not among " + listed.join(" | ")));
+    ConfusionMatrixView* m = view.matrix();
+    const QString tip = shown_auto(literal(m->cell_tooltip(0, 0)));
+    QVERIFY2(std::any_of(labels.begin(), labels.end(), [&](const QString& n) { return tip.contains(n); }), qPrintable(tip));
+    QTRY_VERIFY_WITH_TIMEOUT(!view.recorded_data_loading(), 30000);
+    QTest::mouseClick(m, Qt::LeftButton, {}, m->cell_center(0, 0));
+    QLabel* heading = nullptr;
+    for (QLabel* l : view.findChildren<QLabel*>())
+      if (shown(l).startsWith("Examples: true ")) heading = l;
+    QVERIFY(heading);
+    QVERIFY2(std::any_of(labels.begin(), labels.end(), [&](const QString& n) { return shown(heading).contains(" " + n + ", predicted"); }),
+             qPrintable(shown(heading)));
+    QVERIFY(view.examples()->count() > 0);
+    const QString example = view.examples()->item(0)->text();
+    QVERIFY2(std::any_of(labels.begin(), labels.end(), [&](const QString& n) { return example.contains(n); }), qPrintable(example));
   }
 
   void aLaunchScriptNeverCarriesAModelNameAsCode() {
