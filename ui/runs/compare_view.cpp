@@ -334,7 +334,10 @@ void CompareView::fit_legends() {
       const QString text = series->property(use).toString();
       if (series->name() != text.toHtmlEscaped()) set_legend_name(series, text);
     }
-    const bool fits = shortened <= room || whole <= room;
+    // A short chart (a projector's 720 lines) keeps its height for the curves: the table is the
+    // legend then too.
+    const bool tall = v->height() >= 12 * fm.height();
+    const bool fits = (shortened <= room || whole <= room) && tall;
     if (legend->isVisible() != fits) legend->setVisible(fits);
   }
 }

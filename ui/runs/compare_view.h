@@ -72,7 +72,8 @@ class CompareView : public QWidget {
   void rebuild_curves();
   void rebuild_table();
   void rebuild_scaling();
-  // Each chart's legend shown where every run's name fits whole, else hidden (the table is the legend).
+  // Each chart's legend shown where every run's name fits (whole or shortened) and the chart is
+  // tall enough to spare a line (12 lines of legend type), else hidden (the table is the legend).
   void fit_legends();
   bool eventFilter(QObject* watched, QEvent* event) override;
   void changeEvent(QEvent* event) override;

@@ -194,7 +194,7 @@ class CompareViewTest : public QObject {
   }
 
   // A legend never cuts a run's name to a stub: whole names where they fit, else hidden (the
-  // table beside the charts shows each run's line and marker).
+  // table beside the charts shows each run's line and marker); nor takes a short chart's line.
   void legendsShowWholeNamesOrNone() {
     std::vector<RunRecord> runs;
     for (const auto& d : runs_) runs.push_back(read_run(d.toStdString()));
@@ -207,6 +207,11 @@ class CompareViewTest : public QObject {
     view.resize(500, 800);
     QTRY_VERIFY(!view.loss_chart()->chart()->legend()->isVisible());
     QVERIFY(!view.table()->item(0, 0)->icon().isNull());
+    // Wide enough but short (a projector's 720 lines): the curves keep the legend's line.
+    view.resize(1600, 800);
+    QTRY_VERIFY(view.loss_chart()->chart()->legend()->isVisible());
+    view.resize(1600, 260);
+    QTRY_VERIFY(!view.loss_chart()->chart()->legend()->isVisible());
   }
 
   // Runs that differ only in learning rate are not a scaling study: the report has no Scaling
