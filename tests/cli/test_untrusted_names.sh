@@ -94,8 +94,9 @@ if command -v script >/dev/null; then
 fi
 
 # Your own data: a CSV table whose labels are markup, a path, a line break with a command and
-# terminal escapes. They are class names, kept exactly in run.json; the run folder is named from
-# the preset; nothing printed drives the terminal.
+# terminal escapes. They are class names: `inspect` prints them with escapes shown as text, a run
+# keeps them exactly in run.json, its folder is named from the preset, and nothing printed drives
+# the terminal.
 hostile_labels='["<b>bold</b>", "../../etc", "a\nb; rm -rf /", "\u001b]0;owned\u0007\u001b[2J"]'
 python3 - "$tmp/hostile.csv" "$hostile_labels" <<'EOF'
 import csv, json, math, sys
@@ -107,6 +108,10 @@ with open(sys.argv[1], "w", newline="") as f:
         k = i % len(labels)
         w.writerow([f"{math.cos(k * 1.6) + (i % 7) * 0.01:.3f}", f"{math.sin(k * 1.6) - (i % 5) * 0.01:.3f}", labels[k]])
 EOF
+out=$("$bin" inspect --dataset table --data-dir "$tmp/hostile.csv" 2>&1)
+check "inspect-hostile-labels" $? "$out"
+! grep -q "$esc" <<<"$out" && grep -qF '\x1b]0;owned\x07\x1b[2J' <<<"$out" && grep -qF 'a\nb; rm -rf /' <<<"$out" && grep -qF '<b>bold</b>' <<<"$out"
+check "inspect-hostile-labels-shown-as-escapes" $? "$(cat -v <<<"$out")"
 out=$("$bin" train --dataset table --data-dir "$tmp/hostile.csv" --preset spirals-mlp --epochs 1 2>&1)
 check "train-hostile-labels" $? "$out"
 ! grep -q "$esc" <<<"$out"

@@ -379,8 +379,8 @@ int RunsBrowser::preferred_height() const {
   const int header = table_->horizontalHeader()->sizeHint().height();
   const int scroll = table_->horizontalScrollBar()->sizeHint().height();
   const int list = header + kListRows * row + scroll + 2 * table_->frameWidth();
-  // What is around the list as laid out now (a wrapped status line takes two lines), or before
-  // the first layout, as the minimum has it.
+  // What is around the list as laid out now (the notes box opens to four lines while typed in),
+  // or before the first layout, as the minimum has it.
   const int around = table_->height() > 0 && testAttribute(Qt::WA_WState_Visible)
                          ? height() - table_->height()
                          : minimumSizeHint().height() - table_->minimumHeight();

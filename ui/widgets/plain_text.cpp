@@ -3,6 +3,7 @@
 #include <QAbstractSeries>
 #include <QLabel>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QTextDocument>
 
 namespace mirror::ui {
@@ -12,18 +13,27 @@ ElidedLabel::ElidedLabel(const QString& text, Qt::TextElideMode mode) : QLabel(t
 }
 
 QSize ElidedLabel::minimumSizeHint() const {
-  return {fontMetrics().averageCharWidth() * 8, QLabel::minimumSizeHint().height()};
+  return {fontMetrics().averageCharWidth() * 8, fontMetrics().height() + contentsMargins().top() + contentsMargins().bottom()};
 }
 
-QString ElidedLabel::shown() const { return fontMetrics().elidedText(text(), mode_, contentsRect().width()); }
+QSize ElidedLabel::sizeHint() const {
+  return {QLabel::sizeHint().width(), minimumSizeHint().height()};  // one line, however many the text has
+}
+
+QString ElidedLabel::shown() const {
+  // One line: a folder or message holding line breaks shows them as spaces (whole in the tooltip).
+  QString line = text();
+  line.replace(QRegularExpression("[\\r\\n\\x{2028}\\x{2029}]"), " ");
+  return fontMetrics().elidedText(line, mode_, contentsRect().width());
+}
 
 void ElidedLabel::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QString drawn = shown();
-  const QString tip = drawn == text() ? QString() : literal(text());
+  const QString tip = drawn == text() ? QString() : literal(text());  // cut short, or a line break made a space
   if (toolTip() != tip) setToolTip(tip);
   p.setPen(palette().color(foregroundRole()));
-  p.drawText(contentsRect(), static_cast<int>(alignment() | Qt::AlignVCenter), drawn);
+  p.drawText(contentsRect(), static_cast<int>(alignment() | Qt::AlignVCenter | Qt::TextSingleLine), drawn);
 }
 
 QLabel* plain(QLabel* label) {

@@ -14,12 +14,14 @@ class QWidget;
 namespace mirror::ui {
 
 // A one-line label that gives way when its room is narrow: the text is elided (at the end, or in
-// the middle) and whole in its tooltip; drawn as plain text (it may quote folders and messages).
+// the middle) and whole in its tooltip; drawn as plain text (it may quote folders and messages),
+// line breaks as spaces.
 // Its minimum width is eight average characters, whatever its text.
 class ElidedLabel : public QLabel {
  public:
   explicit ElidedLabel(const QString& text = {}, Qt::TextElideMode mode = Qt::ElideRight);
   QSize minimumSizeHint() const override;
+  QSize sizeHint() const override;
   // The text as drawn now (elided to the label's width).
   QString shown() const;
 

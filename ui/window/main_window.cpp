@@ -371,7 +371,7 @@ void MainWindow::fold_setup() {
     summary = QString("Lesson \u201c%1\u201d, ").arg(QString::fromStdString(lessons_->panel()->lesson().title)) + summary;
   // Elided in the middle to at most a third of the window, beside the tabs; whole in its tooltip.
   setup_summary_->setText(setup_summary_->fontMetrics().elidedText(summary, Qt::ElideMiddle, std::max(200, width() / 3)));
-  setup_summary_->setToolTip(summary);
+  setup_summary_->setToolTip(literal(summary));  // a lesson's title and labels come from its file
 }
 
 TrainConfig MainWindow::current_config() const {
@@ -394,7 +394,9 @@ void MainWindow::showEvent(QShowEvent* event) {
   windowHandle()->setProperty("mirror_follows_screen", true);
   // Dragged from a laptop's screen onto the projector: the type is 1/40 of the new screen's height.
   connect(windowHandle(), &QWindow::screenChanged, this, [this] {
-    if (projector_action()->isChecked()) apply_projector_type(true);
+    if (!projector_action()->isChecked()) return;
+    apply_projector_type(true);
+    fold_setup();  // the summary elided again in the new type
   });
 }
 

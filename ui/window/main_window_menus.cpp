@@ -210,9 +210,11 @@ void MainWindow::set_dark(bool dark) {
 }
 
 void MainWindow::set_projector(bool on) {
-  setup_unfolded_ = false;  // projector mode folds the settings; leaving it shows them again
-  fold_setup();
   apply_projector_type(on);
+  // Projector mode folds the settings; leaving it shows them again unless a run or lesson holds
+  // them folded. The summary is elided in the new type.
+  setup_unfolded_ = false;
+  fold_setup();
 }
 
 void MainWindow::apply_projector_type(bool on) {

@@ -252,6 +252,7 @@ class RoomLayoutTest : public QObject {
         if (QTest::currentTestFailed()) return;
         continue;
       }
+      QCOMPARE(runs_page(w)->compare()->runs().size(), size_t(2));  // what the Runs page's checks look at
       check_pages(w, screen, "normal");
       if (QTest::currentTestFailed()) return;
       // Projector type follows the screen the mode is turned on in (1/40 of its height).
