@@ -246,15 +246,27 @@ void CheckpointFolder::save(const Checkpoint& c, bool best) {
   // The folder above (the run's) is made with the run; making it again here would bring back a
   // run folder someone deleted during training, as an empty folder holding only checkpoints.
   const fs::path above = fs::path(dir_).parent_path();
-  std::error_code ec;
-  if (!above.empty() && !fs::is_directory(above, ec))
-    throw RunError(fmt::format("cannot save a checkpoint: the run folder {} was deleted or moved while the run "
-                               "trained; training stops", above.string()));
-  fs::create_directory(dir_, ec);
-  if (ec) throw RunError(fmt::format("cannot create the checkpoint folder {}: {}", dir_, ec.message()));
-  write_checkpoint((fs::path(dir_) / fmt::format("ckpt-{}.pt", c.position.global_step)).string(), c);
-  prune_checkpoints(dir_, keep_last_);
-  if (best) write_checkpoint((fs::path(dir_) / "best.pt").string(), c);
+  const auto run_folder_gone = [&above] {
+    std::error_code ec;
+    return !above.empty() && !fs::is_directory(above, ec);
+  };
+  const auto deleted = [&above] {
+    return RunError(fmt::format("cannot save a checkpoint: the run folder {} was deleted or moved while the run "
+                                "trained; training stops", above.string()));
+  };
+  if (run_folder_gone()) throw deleted();
+  try {
+    std::error_code ec;
+    fs::create_directory(dir_, ec);
+    if (ec) throw RunError(fmt::format("cannot create the checkpoint folder {}: {}", dir_, ec.message()));
+    write_checkpoint((fs::path(dir_) / fmt::format("ckpt-{}.pt", c.position.global_step)).string(), c);
+    prune_checkpoints(dir_, keep_last_);
+    if (best) write_checkpoint((fs::path(dir_) / "best.pt").string(), c);
+  } catch (const std::exception&) {
+    // Deleted while this checkpoint was written ("No such file or directory"): say what happened.
+    if (run_folder_gone()) throw deleted();
+    throw;
+  }
 }
 
 }  // namespace mirror
