@@ -367,7 +367,7 @@ void MainWindow::fold_setup() {
   } else {
     summary = setup_summary(current_config());
   }
-  if (busy && lesson && lessons_->panel())
+  if (lessons_->training())  // a lesson's run, not a run started beside an open lesson
     summary = QString("Lesson \u201c%1\u201d, ").arg(QString::fromStdString(lessons_->panel()->lesson().title)) + summary;
   // Elided in the middle to at most a third of the window, beside the tabs; whole in its tooltip.
   setup_summary_->setText(setup_summary_->fontMetrics().elidedText(summary, Qt::ElideMiddle, std::max(200, width() / 3)));
