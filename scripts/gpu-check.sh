@@ -5,11 +5,14 @@
 #      NCCL switch on when it has them; no GUI, no libzip, no downloader);
 #   2. runs the core tests: the GPU ones run where a GPU is usable and skip with the reason elsewhere;
 #   3. lists the devices, kills a GPU run with SIGKILL and resumes it;
-#   4. times seed-reuters on synthetic-text: 1 GPU replica, 2 logical GPUs on cuda:0 and PyTorch
-#      eager on the GPU, at batch 32 and 256 (bench/gpu_throughput.py).
+#   4. checks the step captured as one CUDA graph against the eager step (CudaGraphs.*_CUDA) and
+#      shows a captured run's status line;
+#   5. times seed-reuters on synthetic-text: 1 GPU replica and 2 logical GPUs on cuda:0, each with
+#      CUDA graphs on and off, against PyTorch eager and torch.compile(mode="reduce-overhead") on
+#      the GPU, at batch 32 and 256 (bench/gpu_throughput.py; REPEATS=2, NO_COMPILE=1 skips compile).
 # Without a usable GPU it does 1-3 on the CPU and says so. Log: $OUT/gpu-check.log (or build-gpu/).
 #
-#     scripts/gpu-check.sh            # PYTHON=python3 BUILD=build-gpu STEPS=200
+#     scripts/gpu-check.sh            # PYTHON=python3 BUILD=build-gpu STEPS=2000 REPEATS=2
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build-gpu}
@@ -37,10 +40,11 @@ zlib=$(ldconfig -p 2>/dev/null | awk '/libz\.so\.1 .*x86-64/ {print $NF; exit}')
 zlib=${zlib:-$arch_lib/libz.a}
 
 step "configure"
-torch_prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+torch_prefix=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))')
 nccl_root=$("$python" -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null || true)
 args=(-DCMAKE_BUILD_TYPE=Release -DMIRROR_BUILD_GUI=OFF -DMIRROR_WITH_ZIP=OFF -DMIRROR_WITH_DOWNLOADS=OFF -DMIRROR_FMT_HEADER_ONLY=ON
-      "-DCMAKE_PREFIX_PATH=$torch_prefix;$deps/usr" "-DCMAKE_CXX_FLAGS=-isystem $deps/usr/include"
+      "-DCMAKE_PREFIX_PATH=$torch_prefix;$deps/usr" "-DCMAKE_LIBRARY_PATH=$torch_prefix/lib"
+      "-DCMAKE_CXX_FLAGS=-isystem $deps/usr/include"
       "-DZLIB_INCLUDE_DIR=$deps/usr/include" "-DZLIB_LIBRARY=$zlib" "-DPython_EXECUTABLE=$(command -v "$python")"
       -DTORCH_CUDA_ARCH_LIST=9.0)
 [ -n "$nccl_root" ] && args+=("-DNCCL_ROOT=$nccl_root")
@@ -69,7 +73,7 @@ tests_bin=$(find "$build/tests" -name mirror_core_tests -type f | head -1)
 rc=$?
 grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests from .* ran" "$out/core-tests.log" | sort | uniq | head -30
 if [ $rc -ne 0 ]; then echo "--- FAILED: core tests (exit $rc); the log ends:"; tail -25 "$out/core-tests.log"; failures+=("core tests"); fi
-"$tests_bin" --gtest_filter='CudaReport.*:CudaOutOfMemory.*:GpuReplicas.*'
+"$tests_bin" --gtest_filter='CudaReport.*:CudaOutOfMemory.*:GpuReplicas.*:CudaGraphs.*:DeviceUpdate.*'
 
 if [ $gpu = 1 ] && [ -z "${SKIP_RESUME:-}" ]; then
   step "a GPU run killed with SIGKILL resumes"
@@ -90,9 +94,15 @@ if [ $gpu = 1 ]; then
     --max-steps 5 --no-record; echo "exit code $?"
 
 fi
+if [ $gpu = 1 ]; then
+  step "the step as one CUDA graph: 2 logical GPUs on cuda:0, --cuda-graphs on"
+  check "a captured run" "$mt" train --preset seed-reuters --dataset synthetic-text --devices cuda:0 --logical 2 \
+    --cuda-graphs on --train-size 4096 --epochs 2 --no-record
+fi
 if [ $gpu = 1 ] && [ -z "${SKIP_BENCH:-}" ]; then
   step "benchmark: seed-reuters on synthetic-text, GPU"
-  check "benchmark" "$python" bench/gpu_throughput.py --mirrortrain "$mt" --python "$python" --steps "${STEPS:-200}"
+  check "benchmark" "$python" bench/gpu_throughput.py --mirrortrain "$mt" --python "$python" --steps "${STEPS:-2000}" \
+    --repeats "${REPEATS:-2}" ${NO_COMPILE:+--no-compile}
 fi
 
 step "done"

@@ -2,6 +2,7 @@
 # Installs every Debian package that Mirror Workbench's build, tests, benchmarks and demo need.
 # Idempotent and unattended: runs as root (CI, containers) or as a user with sudo.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ccache pkg-config
@@ -27,10 +28,8 @@ packages=(
   dpkg-dev lintian appstream desktop-file-utils   # the .deb and its checks (scripts/package.sh)
   protobuf-compiler python3-protobuf   # tests read TensorBoard files with TensorBoard's own field numbers
   python3-onnx            # exported models: ONNX's own checker (tests/cli/test_export.sh)
+  python3-venv python3-pip   # the project's venv from PyPI (scripts/setup-python.sh)
 )
-# npm fetches ONNX Runtime for Node.js in the export test. Where Node.js came from elsewhere (its
-# own npm included), Debian's npm would conflict with it: only added when there is none.
-command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 if [[ $(id -u) -eq 0 ]]; then
   as_root=()
@@ -54,4 +53,7 @@ case "$blas" in
   *) echo "setup.sh: warning: libblas.so.3 is $blas, not OpenBLAS; training will be much slower." \
           "Select OpenBLAS with: update-alternatives --config libblas.so.3-x86_64-linux-gnu" >&2 ;;
 esac
+# ONNX Runtime (PyPI) runs the exported models in the export test. Without PyPI the test skips
+# that check and says why; nothing else needs it, so setup goes on.
+./scripts/setup-python.sh || echo "setup.sh: warning: no project venv; the export test skips ONNX Runtime" >&2
 echo "setup.sh: done"

@@ -2,8 +2,8 @@
 # mirrortrain export, checked where the files land: each model of tests/fixtures/export_models (and
 # the presets' conv nets, and Keras files whose names carry Python) is trained for a few steps and
 # exported; PyTorch (Debian's python3-torch) loads model.pt into the generated model.py, ONNX's
-# checker passes model.onnx, ONNX Runtime (npm's onnxruntime-node, installed by this script into
-# the user's cache) runs it, and both must compute what we computed for the same inputs
+# checker passes model.onnx, ONNX Runtime (PyPI's onnxruntime in the project venv made by
+# scripts/setup-python.sh; skipped with the reason without it) runs it, and both must compute what we computed for the same inputs
 # (sample_input.npy -> sample_output.npy) to 1e-5, running nothing that a name holds.
 # Usage: test_export.sh path/to/mirrortrain
 set -euo pipefail
@@ -74,23 +74,15 @@ ran=$(find "$sandbox" "$tmp/export" -name 'pwned_by_*' -printf '%f ')
 [[ -z $ran ]] || { echo "FAIL: loading the exports ran code from names in the model files: they created $ran"; exit 1; }
 [[ $failed -eq 0 ]] || { echo "FAIL: Python could not load or check the exports (above)"; exit 1; }
 
-# ONNX Runtime for Node.js, kept between runs. Its install script would fetch optional GPU parts
-# from outside; the CPU runtime is in the package itself, so scripts are skipped.
-ort_version=1.30.0
-ort_dir=${XDG_CACHE_HOME:-$HOME/.cache}/mirror-workbench/onnxruntime-node
-if [[ ! -f $ort_dir/node_modules/onnxruntime-node/package.json ]] ||
-   ! grep -q "\"version\": \"$ort_version\"" "$ort_dir/node_modules/onnxruntime-node/package.json"; then
-  if command -v npm >/dev/null; then
-    mkdir -p "$ort_dir"
-    [[ -f $ort_dir/package.json ]] || echo '{"private": true}' >"$ort_dir/package.json"
-    (cd "$ort_dir" && timeout 600 npm install --ignore-scripts --no-audit --no-fund "onnxruntime-node@$ort_version" >"$tmp/npm.log" 2>&1) ||
-      { echo "SKIP ONNX Runtime: npm could not install onnxruntime-node@$ort_version:"; tail -n 3 "$tmp/npm.log"; }
-  else
-    echo "SKIP ONNX Runtime: no npm here (Debian: npm) to install onnxruntime-node"
-  fi
-fi
-if [[ -f $ort_dir/node_modules/onnxruntime-node/package.json ]]; then
-  NODE_PATH=$ort_dir/node_modules node "$tools/check_onnx_runtime.js" "${onnx[@]}"
+# ONNX Runtime from the project venv (PyPI's onnxruntime, made by scripts/setup-python.sh).
+venv_py=${MIRROR_VENV:-$here/../../.venv}/bin/python
+if [[ -x $venv_py ]] && "$venv_py" -c 'import onnxruntime, numpy' 2>/dev/null; then
+  (cd "$sandbox" && "$venv_py" "$tools/check_onnx_runtime.py" "${onnx[@]}") ||
+    { echo "FAIL: ONNX Runtime does not compute what we computed (above)"; exit 1; }
+  ort_checked=" and run by ONNX Runtime"
+else
+  echo "SKIP ONNX Runtime: no project venv with onnxruntime at $venv_py (make it: scripts/setup-python.sh)"
+  ort_checked=""
 fi
 
 # What a person gets wrong gets a clear line and exit 2.
@@ -109,4 +101,4 @@ out=$("$bin" train --model-file "$tmp/duplicate.json" "${text[@]}" --max-steps 1
 sed 's/"same"}, {"type": "Flatten"}/"block.embedding"}, {"type": "Flatten"}/' "$tmp/duplicate.json" >"$tmp/dotted.json"
 out=$("$bin" train --model-file "$tmp/dotted.json" "${text[@]}" --max-steps 1 --run-dir "$tmp/dotted" 2>&1); rc=$?
 [[ $rc -eq 2 && $out == *'"block.embedding" holds a '"'.'"* ]] || { echo "FAIL: a dotted name: exit $rc: $out"; exit 1; }
-echo "PASS: ${#runs[@]} models exported and checked"
+echo "PASS: ${#runs[@]} models exported and checked${ort_checked}"

@@ -1,5 +1,6 @@
 #include "mirror/util/threads.h"
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
 #include <dlfcn.h>
@@ -65,6 +66,8 @@ void apply_thread_budget(int threads) {
 
 const char* blas_vendor() {
   if (dlsym(RTLD_DEFAULT, "openblas_get_config") != nullptr) return "OpenBLAS";
+  // PyPI's and PyTorch's own LibTorch builds carry MKL inside libtorch_cpu.
+  if (at::globalContext().hasMKL()) return "MKL (inside LibTorch)";
   return "reference BLAS or other (slow: install libopenblas0)";
 }
 
