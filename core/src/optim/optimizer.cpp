@@ -3,10 +3,17 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
-#include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <stdexcept>
 
+#ifdef MIRROR_HAVE_CUDA_KERNELS
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include "fused_update.h"
 #include "mirror/util/error.h"
 
 namespace mirror {
@@ -98,48 +105,72 @@ void Optimizer::load_slots(const std::vector<std::pair<std::string, torch::Tenso
   iterations_ = iterations;
 }
 
-namespace {
-// The fused updates below run one pass over the flat buffers instead of LibTorch's six to ten
-// (each reading and writing every parameter), on the CPU; elsewhere the same formulas run as
-// LibTorch operations. Each element's arithmetic is the operations' own, in their order.
-bool fusable(const torch::Tensor& p, const torch::Tensor& g) {
-  return p.device().is_cpu() && p.scalar_type() == torch::kFloat32 && g.scalar_type() == torch::kFloat32 &&
-         p.is_contiguous() && g.is_contiguous();
+void Optimizer::step(torch::Tensor& params, const torch::Tensor& grads) {
+  apply_update(next_update(), params, grads, update_slots());
 }
 
-template <typename F>
-void for_each_span(int64_t n, F&& f) {
-  constexpr int64_t kGrain = 32768;
-  at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) { f(begin, end); });
-}
-
-// m ← lerp(m, g, 1 − β1); v ← β2·v + (1 − β2)·g²; then p ← p + a_g·g/d + a_m·m/d with
-// d = sqrt(v / v_div) + ε (Adam: v_div 1, its bias correction is in a_m; Adam has no g term).
-struct MomentStep {
-  float w1, b2, one_minus_b2, v_div, eps, a_g, a_m, decay;  // decay: p ← p·decay first (AdamW)
-};
-
-// One span; a function of its own so that the restrict-qualified pointers and the by-value
-// constants let the compiler vectorise the loop.
-void moment_span(MomentStep k, float* __restrict p, const float* __restrict g, float* __restrict m,
-                 float* __restrict v, int64_t n) {
-  const bool near_m = k.w1 < 0.5f;  // LibTorch's lerp, rounding included
-  for (int64_t i = 0; i < n; ++i) {
-    const float gi = g[i];
-    const float mi = near_m ? m[i] + k.w1 * (gi - m[i]) : gi - (gi - m[i]) * (1.0f - k.w1);
-    const float vi = v[i] * k.b2 + k.one_minus_b2 * gi * gi;  // addcmul's order
-    const float d = std::sqrt(vi / k.v_div) + k.eps;
-    const float pi = p[i] * k.decay + k.a_g * (gi / d);
-    p[i] = pi + k.a_m * (mi / d);
-    m[i] = mi;
-    v[i] = vi;
+void apply_update(const UpdateScalars& update, torch::Tensor& p, const torch::Tensor& g,
+                  const std::array<torch::Tensor, 2>& slots, const torch::Tensor& device_values) {
+  auto fits = [&](const torch::Tensor& t) {
+    return t.defined() && t.scalar_type() == torch::kFloat32 && t.is_contiguous() && t.device() == p.device() &&
+           t.numel() == p.numel();
+  };
+  if (!fits(p) || !fits(g) || (slots[0].defined() && !fits(slots[0])) || (slots[1].defined() && !fits(slots[1])))
+    throw std::invalid_argument("fused update: parameters, gradients and slots must be contiguous float32 buffers "
+                                "of one size on one device");
+  fused::Values k{};
+  std::copy(update.values.begin(), update.values.end(), k.v);
+  auto ptr = [](const torch::Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; };
+  if (p.is_cpu()) {
+    if (device_values.defined()) {
+      // The capture-ready path on the CPU: the numbers as the device would read them.
+      const auto values = device_values.to(torch::kCPU, torch::kFloat32).contiguous();
+      std::copy(values.data_ptr<float>(), values.data_ptr<float>() + fused::kValues, k.v);
+    }
+    fused::update_cpu(update.kind, k, p.data_ptr<float>(), g.data_ptr<float>(), ptr(slots[0]), ptr(slots[1]),
+                      p.numel());
+    return;
   }
+#ifdef MIRROR_HAVE_CUDA_KERNELS
+  if (p.is_cuda()) {
+    const float* k_device = nullptr;
+    if (device_values.defined()) {
+      if (device_values.device() != p.device() || device_values.scalar_type() != torch::kFloat32 ||
+          device_values.numel() != fused::kValues || !device_values.is_contiguous())
+        throw std::invalid_argument("fused update: the device's numbers must be 8 contiguous float32 on its GPU");
+      k_device = device_values.data_ptr<float>();
+    }
+    const auto stream = c10::cuda::getCurrentCUDAStream(p.device().index());
+    if (const char* error = fused::update_cuda(update.kind, k, k_device, p.data_ptr<float>(), g.data_ptr<float>(),
+                                               ptr(slots[0]), ptr(slots[1]), p.numel(), stream.stream()))
+      throw RunError(fmt::format("the fused optimizer update could not start on {}: {}", p.device().str(), error));
+    return;
+  }
+#endif
+  throw std::invalid_argument(fmt::format("fused update: no fused update on {}", p.device().str()));
 }
 
-void fused_moment_step(const MomentStep& k, float* p, const float* g, float* m, float* v, int64_t n) {
-  for_each_span(n, [&](int64_t begin, int64_t end) {
-    moment_span(k, p + begin, g + begin, m + begin, v + begin, end - begin);
-  });
+namespace {
+// The fused update runs on contiguous float32 buffers: on a GPU (where this build has our CUDA
+// kernels), and on the CPU for the optimizers whose LibTorch operations it replaced there (Adam,
+// AdamW, Nadam; SGD's and RMSprop's CPU updates stay LibTorch's). Elsewhere the formulas run as
+// LibTorch operations.
+#ifdef MIRROR_HAVE_CUDA_KERNELS
+constexpr bool kFusedOnGpu = true;
+#else
+constexpr bool kFusedOnGpu = false;
+#endif
+bool fusable(const torch::Tensor& p, const torch::Tensor& g, bool on_cpu_too) {
+  return ((kFusedOnGpu && p.is_cuda()) || (on_cpu_too && p.is_cpu())) && p.scalar_type() == torch::kFloat32 &&
+         g.scalar_type() == torch::kFloat32 && p.is_contiguous() && g.is_contiguous();
+}
+
+UpdateScalars scalars(int32_t kind, std::initializer_list<double> values) {
+  UpdateScalars u;
+  u.kind = kind;
+  size_t i = 0;
+  for (double v : values) u.values[i++] = static_cast<float>(v);
+  return u;
 }
 
 // Keras SGD: velocity = momentum * velocity - lr * g; var += velocity
@@ -151,12 +182,19 @@ class Sgd : public Optimizer {
     if (momentum_ > 0) velocity_ = torch::zeros_like(p);
   }
   void step(torch::Tensor& p, const torch::Tensor& g) override {
+    if (fusable(p, g, /*on_cpu_too=*/false)) return Optimizer::step(p, g);
     ++iterations_;
     if (momentum_ == 0) { p.add_(g, -lr_); return; }
     velocity_.mul_(momentum_).add_(g, -lr_);
     if (nesterov_) p.add_(velocity_, momentum_).add_(g, -lr_);
     else p.add_(velocity_);
   }
+  UpdateScalars next_update() override {
+    ++iterations_;
+    if (momentum_ == 0) return scalars(fused::kSgd, {-lr_});
+    return scalars(nesterov_ ? fused::kSgdNesterov : fused::kSgdMomentum, {-lr_, momentum_});
+  }
+  std::array<torch::Tensor, 2> update_slots() const override { return {velocity_, torch::Tensor()}; }
   std::vector<std::pair<std::string, torch::Tensor>> slots() const override {
     if (!velocity_.defined()) return {};
     return {{"velocity", velocity_}};
@@ -180,26 +218,29 @@ class Adam : public Optimizer {
       : Optimizer(c.effective_learning_rate()), b1_(c.beta1), b2_(c.beta2), eps_(c.epsilon),
         wd_(c.effective_weight_decay()), m_(torch::zeros_like(p)), v_(torch::zeros_like(p)) {}
   void step(torch::Tensor& p, const torch::Tensor& g) override {
-    const double t = static_cast<double>(++iterations_);
-    const double alpha = lr_ * std::sqrt(1.0 - std::pow(b2_, t)) / (1.0 - std::pow(b1_, t));
-    if (fusable(p, g)) {
-      const MomentStep k{static_cast<float>(1.0 - b1_), static_cast<float>(b2_), static_cast<float>(1.0 - b2_),
-                         1.0f, static_cast<float>(eps_), 0.0f, static_cast<float>(-alpha),
-                         static_cast<float>(wd_ > 0 ? 1.0 - wd_ * lr_ : 1.0)};
-      fused_moment_step(k, p.data_ptr<float>(), g.data_ptr<float>(), m_.data_ptr<float>(), v_.data_ptr<float>(),
-                        p.numel());
-      return;
-    }
+    if (fusable(p, g, /*on_cpu_too=*/true)) return Optimizer::step(p, g);
+    const double alpha = next_alpha();
     if (wd_ > 0) p.mul_(1.0 - wd_ * lr_);
     m_.lerp_(g, 1.0 - b1_);
     v_.mul_(b2_).addcmul_(g, g, 1.0 - b2_);
     p.addcdiv_(m_, v_.sqrt().add_(eps_), -alpha);
   }
+  UpdateScalars next_update() override {
+    const double alpha = next_alpha();
+    return scalars(fused::kMoment,
+                   {1.0 - b1_, b2_, 1.0 - b2_, 1.0, eps_, 0.0, -alpha, wd_ > 0 ? 1.0 - wd_ * lr_ : 1.0});
+  }
+  std::array<torch::Tensor, 2> update_slots() const override { return {m_, v_}; }
   std::vector<std::pair<std::string, torch::Tensor>> slots() const override {
     return {{"m", m_}, {"v", v_}};
   }
 
  private:
+  // Advances the step count; the step's alpha.
+  double next_alpha() {
+    const double t = static_cast<double>(++iterations_);
+    return lr_ * std::sqrt(1.0 - std::pow(b2_, t)) / (1.0 - std::pow(b1_, t));
+  }
   double b1_, b2_, eps_, wd_;
   torch::Tensor m_, v_;
 };
@@ -214,6 +255,7 @@ class RmsProp : public Optimizer {
     if (momentum_ > 0) mom_ = torch::zeros_like(p);
   }
   void step(torch::Tensor& p, const torch::Tensor& g) override {
+    if (fusable(p, g, /*on_cpu_too=*/false)) return Optimizer::step(p, g);
     ++iterations_;
     v_.mul_(rho_).addcmul_(g, g, 1.0 - rho_);
     auto denom = v_.sqrt().add_(eps_);
@@ -224,6 +266,12 @@ class RmsProp : public Optimizer {
       p.addcdiv_(g, denom, -lr_);
     }
   }
+  UpdateScalars next_update() override {
+    ++iterations_;
+    return scalars(momentum_ > 0 ? fused::kRmsPropMomentum : fused::kRmsProp,
+                   {rho_, 1.0 - rho_, eps_, -lr_, momentum_, lr_});
+  }
+  std::array<torch::Tensor, 2> update_slots() const override { return {v_, mom_}; }
   std::vector<std::pair<std::string, torch::Tensor>> slots() const override {
     std::vector<std::pair<std::string, torch::Tensor>> s = {{"velocity", v_}};
     if (mom_.defined()) s.emplace_back("momentum", mom_);
@@ -248,32 +296,20 @@ class Nadam : public Optimizer {
       : Optimizer(c.effective_learning_rate()), b1_(c.beta1), b2_(c.beta2), eps_(c.epsilon),
         m_(torch::zeros_like(p)), v_(torch::zeros_like(p)) {}
   void step(torch::Tensor& p, const torch::Tensor& g) override {
-    const double t = static_cast<double>(++iterations_);
-    constexpr double kDecay = 0.004;
-    const double u_t = b1_ * (1.0 - 0.5 * std::pow(0.96, kDecay * t));
-    const double u_next = b1_ * (1.0 - 0.5 * std::pow(0.96, kDecay * (t + 1)));
-    u_product_ *= u_t;
-    const double u_product_next = u_product_ * u_next;
-    if (fusable(p, g)) {
-      const MomentStep k{static_cast<float>(1.0 - b1_),
-                         static_cast<float>(b2_),
-                         static_cast<float>(1.0 - b2_),
-                         static_cast<float>(1.0 - std::pow(b2_, t)),
-                         static_cast<float>(eps_),
-                         static_cast<float>(-lr_ * (1.0 - u_t) / (1.0 - u_product_)),
-                         static_cast<float>(-lr_ * u_next / (1.0 - u_product_next)),
-                         1.0f};
-      fused_moment_step(k, p.data_ptr<float>(), g.data_ptr<float>(), m_.data_ptr<float>(), v_.data_ptr<float>(),
-                        p.numel());
-      return;
-    }
+    if (fusable(p, g, /*on_cpu_too=*/true)) return Optimizer::step(p, g);
+    const Schedule s = next_schedule();
     m_.lerp_(g, 1.0 - b1_);
     v_.mul_(b2_).addcmul_(g, g, 1.0 - b2_);
     // denom = sqrt(v / (1 - beta2^t)) + eps
-    auto denom = v_.div(1.0 - std::pow(b2_, t)).sqrt_().add_(eps_);
-    p.addcdiv_(g, denom, -lr_ * (1.0 - u_t) / (1.0 - u_product_));
-    p.addcdiv_(m_, denom, -lr_ * u_next / (1.0 - u_product_next));
+    auto denom = v_.div(s.v_div).sqrt_().add_(eps_);
+    p.addcdiv_(g, denom, s.a_g);
+    p.addcdiv_(m_, denom, s.a_m);
   }
+  UpdateScalars next_update() override {
+    const Schedule s = next_schedule();
+    return scalars(fused::kMoment, {1.0 - b1_, b2_, 1.0 - b2_, s.v_div, eps_, s.a_g, s.a_m, 1.0});
+  }
+  std::array<torch::Tensor, 2> update_slots() const override { return {m_, v_}; }
   std::vector<std::pair<std::string, torch::Tensor>> slots() const override {
     return {{"m", m_}, {"v", v_}, {"u_product", torch::tensor(u_product_, torch::kFloat64)}};
   }
@@ -284,6 +320,20 @@ class Nadam : public Optimizer {
   }
 
  private:
+  // The step's numbers: v's bias correction and the factors of g/d and m/d.
+  struct Schedule {
+    double v_div, a_g, a_m;
+  };
+  // Advances the step count and the momentum schedule's running product.
+  Schedule next_schedule() {
+    const double t = static_cast<double>(++iterations_);
+    constexpr double kDecay = 0.004;
+    const double u_t = b1_ * (1.0 - 0.5 * std::pow(0.96, kDecay * t));
+    const double u_next = b1_ * (1.0 - 0.5 * std::pow(0.96, kDecay * (t + 1)));
+    u_product_ *= u_t;
+    const double u_product_next = u_product_ * u_next;
+    return {1.0 - std::pow(b2_, t), -lr_ * (1.0 - u_t) / (1.0 - u_product_), -lr_ * u_next / (1.0 - u_product_next)};
+  }
   double b1_, b2_, eps_;
   double u_product_ = 1.0;  // running product of the momentum schedule
   torch::Tensor m_, v_;

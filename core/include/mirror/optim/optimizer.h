@@ -6,6 +6,8 @@
 
 #include <torch/types.h>
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +17,15 @@
 
 namespace mirror {
 
+// One step of an optimizer as the fused update applies it: which formula, and the step's numbers,
+// computed on the host in double precision and rounded to float (core/src/optim/fused_update.h
+// says what each number is for each formula). A captured CUDA graph reads them from device
+// memory (DeviceUpdate), so that a schedule's new rate and the bias corrections reach every replay.
+struct UpdateScalars {
+  int32_t kind = 0;
+  std::array<float, 8> values{};
+};
+
 class Optimizer {
  public:
   explicit Optimizer(double learning_rate) : lr_(learning_rate) {}
@@ -23,8 +34,16 @@ class Optimizer {
   double learning_rate() const { return lr_; }
   void set_learning_rate(double learning_rate) { lr_ = learning_rate; }
   // Applies one update to `params` in place from `grads` (same shape and device, float32).
+  // Contiguous buffers on a GPU, and Adam, AdamW and Nadam on the CPU, take the fused update
+  // (one pass, next_update()'s numbers); anything else runs as LibTorch operations.
   // Not thread-safe: each replica owns its optimizer.
-  virtual void step(torch::Tensor& params, const torch::Tensor& grads) = 0;
+  virtual void step(torch::Tensor& params, const torch::Tensor& grads);
+  // Advances the step count and returns this step's formula and numbers for the fused update:
+  // what step() applies there, and what DeviceUpdate hands a captured step.
+  virtual UpdateScalars next_update() = 0;
+  // The slot tensors the fused update reads and writes, in its order (undefined where the
+  // formula has fewer).
+  virtual std::array<torch::Tensor, 2> update_slots() const = 0;
   // Number of steps applied so far (Keras' `iterations`).
   int64_t iterations() const { return iterations_; }
   // Named slot tensors and scalars, for checkpoints and tests.
@@ -37,6 +56,14 @@ class Optimizer {
   double lr_;
   int64_t iterations_ = 0;
 };
+
+// The fused update of `update` on `params` (contiguous float32, on the CPU or a CUDA GPU) from
+// `grads`, with `slots` as update_slots() gives them, in one pass; on a GPU it is enqueued on the
+// current stream. `device_values`: when defined, 8 float32 on the params' device from which the
+// kernel reads the numbers when it runs (a captured graph), instead of update.values.
+// Throws RunError when the kernel cannot be launched, std::invalid_argument on other buffers.
+void apply_update(const UpdateScalars& update, torch::Tensor& params, const torch::Tensor& grads,
+                  const std::array<torch::Tensor, 2>& slots, const torch::Tensor& device_values = {});
 
 // Clips a flat gradient vector in place as `config` says (clipnorm per segment, then
 // global_clipnorm, then clipvalue); `segments` are the sizes of the weights in it, in order.
