@@ -150,6 +150,7 @@ TrainConfig train_config(const TrainArgs& args) {
   c.strategy.sync_check_every = args.sync_every;
   c.strategy.intra_op_threads = args.threads;
   c.strategy.deterministic = args.deterministic;
+  c.strategy.cuda_graphs = args.cuda_graphs;
   c.strategy.top_k = args.top_k;
   apply_link(args, c);
   return c;

@@ -60,6 +60,7 @@ struct TrainArgs {
   int sync_every = 100;
   int threads = 0;
   bool deterministic = false;
+  std::string cuda_graphs = "auto";
   int top_k = 5;
   int64_t checkpoint_every = 0;  // with --run-dir: also every N steps (epoch ends always)
   std::string lr_schedule;       // "cosine:decay_steps=2000,alpha=0.1"; empty: constant

@@ -16,6 +16,7 @@
 #include "mirror/model/presets.h"
 #include "mirror/model/shape.h"
 #include "mirror/model/summary.h"
+#include "mirror/strategy/built_in.h"
 #include "mirror/strategy/communicator_registry.h"
 #include "mirror/strategy/cuda_runtime.h"
 #include "mirror/strategy/device.h"
@@ -101,6 +102,8 @@ int run_devices() {
       fmt::print("         seen: {} ({} MiB, compute capability {}.{})\n", g.name, g.memory_mib, g.compute_major,
                  g.compute_minor);
   }
+  fmt::print("\nBuilt in:\n");
+  for (const auto& part : built_in_parts()) fmt::print("  {:<14} {}\n", part.name, describe(part));
   // Each backend, judged for two replicas on CPU and (when there is one) on the first GPU.
   std::vector<std::pair<std::string, std::vector<LogicalDevice>>> cases;
   cases.emplace_back("cpu", resolve_devices(DeviceRequest{"cpu", 2, 0}, list_physical_devices()));

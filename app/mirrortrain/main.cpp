@@ -88,6 +88,11 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cmd->add_option("--threads", t.threads, "Intra-op threads per replica (0: cores / replicas)");
     cmd->add_flag("--deterministic", t.deterministic, "Deterministic algorithms only: same seed, same numbers");
+    cmd->add_option("--cuda-graphs", t.cuda_graphs,
+                    "GPU replicas: capture the step as one CUDA graph (auto: where it can, saying why not; on: "
+                    "refuse a run it cannot capture; off)")
+        ->check(CLI::IsMember({"auto", "on", "off"}))
+        ->capture_default_str();
     cmd->add_option("--top-k", t.top_k, "k of the top-k accuracy")->capture_default_str();
     cmd->add_option("--checkpoint-every", t.checkpoint_every,
                     "Also checkpoint every N steps (always at epoch ends and on stop)")

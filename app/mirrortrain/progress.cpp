@@ -29,6 +29,7 @@ void ProgressPrinter::on_started(const RunStarted& e) {
              e.train_size, e.val_size, e.parameters);
   fmt::print(out_, "Replicas: {} [{}]\n", e.devices.size(), fmt::join(e.devices, ", "));
   fmt::print(out_, "All-reduce: {}\n", e.communicator_reason);
+  if (!e.cuda_graphs.empty()) fmt::print(out_, "CUDA graphs: {}\n", e.cuda_graphs);
   fmt::print(out_, "Global batch {} -> shards [{}], {} per replica{}\n", e.global_batch,
              fmt::join(e.shard_sizes, ", "), counted(e.intra_op_threads, "intra-op thread"),
              e.intra_op_threads_reason.empty() ? "" : " (" + e.intra_op_threads_reason + ")");

@@ -44,6 +44,19 @@ expect devices 0 'cpu:0' -- "$bin" devices
 # Every backend the code knows is listed, also one this build lacks, with what it would need.
 expect devices-every-backend 0 '  nccl +NVIDIA NCCL .*  +(not in this build: needs (a CUDA LibTorch|NCCL)|cpu: not available: needs GPU replicas)' -- \
   bash -c '"$0" devices | tr "\n" " "' "$bin"
+# What the build has for GPUs, as configured (MIRROR_EXPECT_CUDA from CMake): a CUDA build on a
+# machine without a GPU says "built, no GPU visible"; Debian's CPU LibTorch says what it lacks.
+case ${MIRROR_EXPECT_CUDA:-} in
+  ON)
+    gpu_here='built(, no GPU visible \([^)]+\))?;'
+    expect devices-built-cuda 0 "  CUDA +$gpu_here LibTorch [0-9.]+[^ ]* with CUDA [0-9]+\.[0-9]+" -- "$bin" devices
+    expect devices-built-nccl 0 "  nccl +$gpu_here NCCL [0-9]+\.[0-9]+\.[0-9]+" -- "$bin" devices
+    expect devices-built-graphs 0 "  CUDA graphs +$gpu_here" -- "$bin" devices ;;
+  OFF)
+    expect devices-cuda-not-built 0 '  CUDA +not built: LibTorch [0-9.]+[^ ]* has no CUDA' -- "$bin" devices
+    expect devices-nccl-not-built 0 '  nccl +not built: needs a CUDA LibTorch' -- "$bin" devices ;;
+  *) echo "FAIL: MIRROR_EXPECT_CUDA is '${MIRROR_EXPECT_CUDA:-}', not ON or OFF (ctest sets it)"; failed=$((failed + 1)) ;;
+esac
 expect datasets 0 'synthetic-text' -- "$bin" datasets
 expect train-spirals-json 0 '"type":"final".*"param_l2_norm"|"param_l2_norm".*"type":"final"' -- \
   "$bin" train --preset spirals-mlp --logical 3 --epochs 1 --max-steps 5 --json

@@ -187,6 +187,7 @@ void RunWriter::on_evaluation(const Evaluation& e) {
 void RunWriter::on_started(const RunStarted& e) {
   run_["devices"] = e.devices;
   run_["communicator"] = {{"name", e.communicator}, {"reason", e.communicator_reason}};
+  if (!e.cuda_graphs.empty()) run_["cuda_graphs_status"] = e.cuda_graphs;
   run_["parameters"] = e.parameters;
   run_["steps_per_epoch"] = e.steps_per_epoch;
   // How busy the machine was: a scaling study tells a quiet measurement from a shared one.

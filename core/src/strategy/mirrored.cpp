@@ -14,14 +14,12 @@
 #include "mirror/strategy/replica_pool.h"
 #include "mirror/strategy/shard_plan.h"
 #include "mirror/util/error.h"
+#include "graph_step.h"
 #include "replica.h"
 #include "step_record.h"
 
 namespace mirror {
 
-namespace {
-// Per-example metrics of one shard as one float64 tensor on the shard's device: {loss sum,
-// arg-max hits, top-k hits}. Read back once per step, so a GPU replica waits for the host once.
 torch::Tensor shard_metrics(const torch::Tensor& logits, const torch::Tensor& y, const torch::Tensor& loss_sum,
                             int top_k) {
   torch::NoGradGuard no_grad;
@@ -30,6 +28,8 @@ torch::Tensor shard_metrics(const torch::Tensor& logits, const torch::Tensor& y,
   auto top_k_correct = top.eq(y.unsqueeze(1)).any(1).sum();
   return torch::stack({loss_sum.to(torch::kFloat64), correct.to(torch::kFloat64), top_k_correct.to(torch::kFloat64)});
 }
+
+namespace {
 
 // Replica `r`'s part of a step, the one place a shard meets a model: forward on its shard and,
 // when `train`, backward with the summed loss scaled by `inv_global` (so that the all-reduced
@@ -112,7 +112,9 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
   const double inv_global = 1.0 / static_cast<double>(global);
   const int top_k = top_k_;
   step_start_ = StageTimer::Clock::now();
-  run_replicas([&](int r) {
+  // A captured step leaves every replica's sums, timing and marks as the eager step below does.
+  const bool graphed = train && graph_ && run_graph_step(batch, plan, inv_global);
+  if (!graphed) run_replicas([&](int r) {
     Replica& rep = *replicas_[static_cast<size_t>(r)];
     try {
       StreamScope on_stream = rep.device->use_on_this_thread();
@@ -152,6 +154,21 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
   for (const auto& rep : replicas_) total.timeline.replicas.push_back(rep->marks);
   mark_simulated_link(total.timeline);
   return total;
+}
+
+bool MirroredStrategy::run_graph_step(const Batch& batch, const ShardPlan& plan, double inv_global) {
+  try {
+    graph_->train_step(batch, plan, inv_global, step_start_);
+    return true;
+  } catch (const RunError& e) {
+    // Out of memory, or a layer LibTorch cannot capture: in auto mode this and every later step
+    // run eagerly (the failed capture applied nothing), saying why; asked for, the run stops.
+    if (options_.cuda_graphs == "on") throw;
+    graph_status_ = fmt::format("eager: capturing the step failed at step {}: {}", steps_ + 1, e.what());
+    graph_.reset();
+    for (auto& rep : replicas_) rep->device->synchronize();
+    return false;
+  }
 }
 
 void MirroredStrategy::mark_simulated_link(StepTimeline& timeline) const {

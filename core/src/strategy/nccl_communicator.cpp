@@ -118,13 +118,16 @@ std::string nccl_unavailable(const std::vector<LogicalDevice>& devices) {
 }
 }  // namespace
 
-CommunicatorBackend nccl_backend() {
+std::string nccl_version() {
   int version = 0;
   ncclGetVersion(&version);
+  return fmt::format("{}.{}.{}", version / 10000, (version / 100) % 100, version % 100);
+}
+
+CommunicatorBackend nccl_backend() {
   CommunicatorBackend b;
   b.name = "nccl";
-  b.summary = fmt::format("NVIDIA NCCL {}.{}.{} all-reduce: one replica per physical GPU, in one process",
-                          version / 10000, (version / 100) % 100, version % 100);
+  b.summary = fmt::format("NVIDIA NCCL {} all-reduce: one replica per physical GPU, in one process", nccl_version());
   b.unavailable = nccl_unavailable;
   b.auto_rank = 30;
   b.auto_reason = "nccl: every replica has its own physical GPU";

@@ -6,11 +6,14 @@
 
 #include <algorithm>
 #include <mutex>
+#include <set>
 #include <thread>
 
+#include "graph_step.h"
 #include "memory_fit.h"
 #include "simulated_link_communicator.h"
 #include "mirror/model/builder.h"
+#include "mirror/strategy/cuda_graphs.h"
 #include "mirror/strategy/hierarchical_communicator.h"
 #include "mirror/strategy/mirrored.h"
 #include "mirror/strategy/replica_pool.h"
@@ -169,9 +172,35 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
   for (auto& rep : replicas_) rep->device->synchronize();
   const int threads = threads_per_replica_;
   pool_ = std::make_unique<ReplicaPool>(n, [threads](int) { apply_thread_budget(threads); });
+  start_cuda_graphs();
 }
 
-MirroredStrategy::~MirroredStrategy() { pool_.reset(); }
+void MirroredStrategy::start_cuda_graphs() {
+  GraphFacts facts;
+#ifdef MIRROR_HAVE_CUDA_GRAPHS
+  facts.built = true;
+#endif
+  std::set<int> gpus;
+  facts.on_gpu = std::all_of(devices_.begin(), devices_.end(),
+                             [](const LogicalDevice& d) { return d.physical.type == DeviceType::kCuda; });
+  for (const auto& d : devices_)
+    if (d.physical.type == DeviceType::kCuda) gpus.insert(d.physical.index);
+  facts.physical_gpus = static_cast<int>(gpus.size());
+  facts.processes = processes_;
+  facts.simulated_link = options_.link.has_value();
+  facts.clips_by_norm = optimizer_.clipnorm > 0 || optimizer_.global_clipnorm > 0;
+  const GraphDecision decision = decide_cuda_graphs(options_.cuda_graphs, facts);
+  graph_status_ = decision.status;
+  if (!decision.capture) return;
+  std::vector<Replica*> replicas;
+  for (auto& rep : replicas_) replicas.push_back(rep.get());
+  graph_ = std::make_unique<GraphStep>(std::move(replicas), first_replica_, top_k_);
+}
+
+MirroredStrategy::~MirroredStrategy() {
+  graph_.reset();
+  pool_.reset();
+}
 
 int MirroredStrategy::num_replicas() const { return static_cast<int>(replicas_.size()); }
 

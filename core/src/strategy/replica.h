@@ -41,6 +41,11 @@ struct Replica {
   ReplicaMarks marks, previous_marks;
 };
 
+// Per-example metrics of one shard as one float64 tensor on the shard's device: {loss sum,
+// arg-max hits, top-k hits}. Read back once per step, so a GPU replica waits for the host once.
+torch::Tensor shard_metrics(const torch::Tensor& logits, const torch::Tensor& y, const torch::Tensor& loss_sum,
+                            int top_k);
+
 // How many of its most probable classes an evaluation keeps for each example.
 constexpr int64_t kTopPredictions = 5;
 

@@ -5,6 +5,7 @@
 
 #include "mirror/model/presets.h"
 #include "mirror/strategy/communicator.h"
+#include "mirror/strategy/cuda_graphs.h"
 #include "mirror/strategy/gpu.h"
 #include "mirror/util/error.h"
 #include "mirror/util/json_whole.h"
@@ -22,6 +23,7 @@ void TrainConfig::validate() const {
   if (strategy.intra_op_threads < 0 || strategy.intra_op_threads > 1024)
     throw ConfigError(fmt::format("invalid intra-op threads per replica: {}", strategy.intra_op_threads));
   check_communicator_name(strategy.communicator);
+  check_cuda_graph_mode(strategy.cuda_graphs);
   if (strategy.perturb_replica_at_step < 0)
     throw ConfigError(fmt::format("invalid perturb_replica_at_step: {} (a step, or 0 for never)",
                                   strategy.perturb_replica_at_step));
@@ -119,6 +121,7 @@ nlohmann::json to_json(const TrainConfig& c) {
       {"seed", c.seed},
       {"deterministic", c.strategy.deterministic},
       {"communicator", c.strategy.communicator},
+      {"cuda_graphs", c.strategy.cuda_graphs},
       {"sync_check_every", c.strategy.sync_check_every},
       {"top_k", c.strategy.top_k},
       {"perturb_replica_at_step", c.strategy.perturb_replica_at_step},
@@ -182,6 +185,7 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     c.seed = json_whole<uint64_t>(j, "seed", "seed");
     c.strategy.deterministic = j.value("deterministic", false);
     c.strategy.communicator = j.value("communicator", "auto");
+    c.strategy.cuda_graphs = j.value("cuda_graphs", "auto");  // runs recorded before it: auto
     c.strategy.sync_check_every = json_whole<int>(j, "sync_check_every", "sync_check_every", 100);
     c.strategy.top_k = json_whole<int>(j, "top_k", "top_k", 5);
     c.strategy.perturb_replica_at_step = json_whole<int64_t>(j, "perturb_replica_at_step", "perturb_replica_at_step", 0);

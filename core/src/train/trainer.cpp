@@ -146,6 +146,7 @@ class TrainingLoop {
         e.devices.push_back(strategy_.processes() > 1 ? fmt::format("rank {} {}", p, d.name()) : d.name());
     e.communicator = strategy_.communicator().name;
     e.communicator_reason = strategy_.communicator().reason;
+    e.cuda_graphs = strategy_.cuda_graphs_status();
     e.intra_op_threads = strategy_.intra_op_threads();
     e.intra_op_threads_reason = strategy_.intra_op_threads_reason();
     e.parameters = strategy_.num_parameters();

@@ -30,6 +30,7 @@ struct StrategyState {
   int64_t steps = 0;
 };
 
+class GraphStep;
 class HierarchicalCommunicator;
 class ReplicaPool;
 class ShardPlan;
@@ -80,6 +81,11 @@ class MirroredStrategy {
   int process_rank() const { return process_; }  // this process among them
   const std::vector<LogicalDevice>& devices() const { return devices_; }
   const CommunicatorChoice& communicator() const { return choice_; }
+  // Whether training steps run as one CUDA graph (options.cuda_graphs, strategy/cuda_graphs.h),
+  // in one line: "the step is one CUDA graph, ...", "eager: <why>", "off (...)"; empty for CPU
+  // replicas in mode auto. A capture that fails in mode auto switches to eager and says so here.
+  const std::string& cuda_graphs_status() const { return graph_status_; }
+  bool cuda_graphs_active() const { return graph_ != nullptr; }
   int intra_op_threads() const { return threads_per_replica_; }
   // Why that many, in words ("16 examples a replica: one thread per 128, ...").
   const std::string& intra_op_threads_reason() const { return threads_reason_; }
@@ -104,6 +110,8 @@ class MirroredStrategy {
 
  private:
   void run_replicas(const std::function<void(int)>& job);
+  // Decides whether training steps are captured (options_.cuda_graphs) and builds the graph step.
+  void start_cuda_graphs();
   // One step over the replicas: training (forward, backward, all-reduce, update) or evaluation
   // (forward only).
   StepResult run_step(const Batch& batch, bool train);
@@ -114,6 +122,8 @@ class MirroredStrategy {
   // previous step's timeline from the record that travelled with the gradients (see StepRecord
   // in strategy/step_record.h).
   void read_record(StepResult& total, const ShardPlan& plan);
+  // The step as a CUDA graph (graph_step.h); false when it failed and the eager step must run.
+  bool run_graph_step(const Batch& batch, const ShardPlan& plan, double inv_global);
   // Marks a step timeline as run over --link's simulated link, with the modelled all-reduce time.
   void mark_simulated_link(StepTimeline& timeline) const;
   // Several processes, evaluation: adds the other processes' sums and top predictions to ours.
@@ -143,6 +153,8 @@ class MirroredStrategy {
   ProcessSpans previous_process_;  // this process's spans then
   int64_t previous_global_ = 0;    // its global batch
   std::vector<std::unique_ptr<Replica>> replicas_;
+  std::unique_ptr<GraphStep> graph_;  // null: eager steps
+  std::string graph_status_;
   std::unique_ptr<ReplicaPool> pool_;  // last: its threads use the replicas
 };
 

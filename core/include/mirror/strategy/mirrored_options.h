@@ -28,6 +28,9 @@ struct MirroredOptions {
   // so a run on logical devices behaves as if its replicas were that far apart. Recorded with the
   // run and labelled simulated (link->simulated is true). nullopt: no delay.
   std::optional<LinkSpec> link;
+  // The training step as one CUDA graph (strategy/cuda_graphs.h): "auto" captures it where it can
+  // and runs eagerly elsewhere, saying why; "on" refuses a run it cannot capture; "off" never.
+  std::string cuda_graphs = "auto";
 };
 
 }  // namespace mirror

@@ -16,6 +16,9 @@ struct RunStarted {
   std::vector<std::string> devices;  // replica device names, in replica order
   std::string communicator;
   std::string communicator_reason;
+  // How its steps run on a GPU: "the step is one CUDA graph, ...", "eager: <why>", "off (...)";
+  // empty for CPU replicas (MirroredStrategy::cuda_graphs_status).
+  std::string cuda_graphs;
   int intra_op_threads = 1;          // per replica
   std::string intra_op_threads_reason;  // why that many, in words
   int64_t parameters = 0;
