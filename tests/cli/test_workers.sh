@@ -165,8 +165,9 @@ fi
 "$bin" train "${spirals[@]}" --optimizer nadam --logical 2 --nproc 2 >"$tmp/np.log" 2>&1 || fail "--nproc 2 reference"
 
 # torchrun, as Debian 12's needs it (--redirects/--tee/--log_dir work around its Python 3.11 crash).
-if command -v torchrun >/dev/null; then
-  out=$(cd "$tmp" && timeout 180 torchrun --nproc_per_node 2 --master_port $((port + 3)) --no_python --redirects 1 --tee 1 \
+torchrun=${MIRROR_TORCHRUN:-torchrun}  # the torchrun of the LibTorch built against (ctest sets it)
+if command -v "$torchrun" >/dev/null; then
+  out=$(cd "$tmp" && timeout 180 "$torchrun" --nproc_per_node 2 --master_port $((port + 3)) --no_python --redirects 1 --tee 1 \
     --log_dir "$tmp/torchrun" "$bin" train "${spirals[@]}" --optimizer nadam 2>&1)
   rc=$?
   grep '^\[default0\]:{' <<<"$out" | sed 's/^\[default0\]://' >"$tmp/tr.log"

@@ -6,6 +6,7 @@
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/version.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,6 +157,13 @@ c10::intrusive_ptr<c10d::Store> join_store(const WorkerEnv& env, const c10d::TCP
     if (j->finished.wait_until(lock, deadline, [&] { return j->done; }) && j->error.empty()) return j->store;
     why = j->done ? j->error : fmt::format("it accepted a connection but answered nothing within {} s", secs);
   }
+  if (env.launcher_serves_store)
+    // torchrun serves the store itself: one of another PyTorch version speaks another protocol
+    // (Debian's torchrun 1.13 beside a build against PyPI's LibTorch 2.x, say).
+    throw RunError(fmt::format("rank {} could not use the store that the launcher serves at {}:{} ({}): a launcher "
+                               "of another PyTorch version speaks another protocol; start the workers with the "
+                               "torchrun of PyTorch {}, the LibTorch this mirrortrain was built against",
+                               env.rank, env.master_addr, env.master_port, why, TORCH_VERSION));
   throw RunError(fmt::format("the process at {}:{} is not a mirrortrain store ({}); another program holds that port: "
                              "give every worker the MASTER_ADDR and MASTER_PORT where rank 0 serves the store, or a "
                              "free port for all of them", env.master_addr, env.master_port, why));
