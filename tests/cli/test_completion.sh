@@ -49,6 +49,9 @@ complete_line "seed-reuters seed-reuters-as-published" mirrortrain train --prese
 complete_line "synthetic-text" mirrortrain train --dataset synthetic-t
 complete_line "nadam" mirrortrain train --optimizer na
 complete_line "reduce-to-one" mirrortrain train --communicator re
+# Only the backends: `devices` also lists what the build has (c10d, nccl, CUDA ...) under "Built in".
+complete_line "" mirrortrain train --communicator c
+complete_line "off on" mirrortrain train --cuda-graphs o
 complete_line "compare" mirrortrain runs co
 complete_line "global-batch" mirrortrain lesson glo
 complete_line "predict presets" mirrortrain pre

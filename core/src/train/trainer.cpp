@@ -15,6 +15,7 @@
 #include "mirror/util/error.h"
 #include "mirror/util/rng.h"
 #include "mirror/util/words.h"
+#include "run_started.h"
 
 namespace mirror {
 
@@ -104,7 +105,7 @@ class TrainingLoop {
   RunFinished run() {
     RunFinished fin;
     try {
-      sink_.on_started(started_event());
+      sink_.on_started(run_started(strategy_, config_, data_.info(), n_train_, n_val_, steps_per_epoch_));
       check_monitors();
       bool more = !at_step_limit();
       while (more && pos_.epoch <= config_.epochs) more = run_epoch(fin);
@@ -137,31 +138,6 @@ class TrainingLoop {
   }
 
  private:
-  RunStarted started_event() const {
-    RunStarted e;
-    e.dataset = data_.info().name;
-    e.model = config_.model.name;
-    for (int p = 0; p < strategy_.processes(); ++p)
-      for (const auto& d : strategy_.devices())
-        e.devices.push_back(strategy_.processes() > 1 ? fmt::format("rank {} {}", p, d.name()) : d.name());
-    e.communicator = strategy_.communicator().name;
-    e.communicator_reason = strategy_.communicator().reason;
-    e.cuda_graphs = strategy_.cuda_graphs_status();
-    e.intra_op_threads = strategy_.intra_op_threads();
-    e.intra_op_threads_reason = strategy_.intra_op_threads_reason();
-    e.parameters = strategy_.num_parameters();
-    e.train_size = n_train_;
-    e.val_size = n_val_;
-    e.global_batch = config_.batch_size;
-    e.shard_sizes = ShardPlan(config_.batch_size, strategy_.total_replicas()).sizes();
-    e.steps_per_epoch = steps_per_epoch_;
-    e.epochs = config_.epochs;
-    e.num_classes = data_.info().num_classes;
-    e.top_k = static_cast<int>(e.num_classes > 0 ? std::min<int64_t>(config_.strategy.top_k, e.num_classes)
-                                                 : config_.strategy.top_k);
-    return e;
-  }
-
   // The rate of the next update: the schedule's (warmup, scaling rule included) times what
   // ReduceLROnPlateau has taken off, never below its min_lr once it has.
   double next_rate() const {

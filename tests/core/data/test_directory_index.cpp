@@ -14,6 +14,7 @@
 #include "mirror/util/error.h"
 #include "test_helpers.h"
 #include "util/python_runner.h"
+#include "test_paths.h"
 
 namespace mirror {
 namespace {
@@ -114,7 +115,7 @@ TEST(KerasSplit, RefusesSplitsKerasCannotMake) {
 
 TEST(KerasSplit, SameFilesAsKerasRuleInPython) {
   if (!testing::python_has("numpy")) GTEST_SKIP() << "no python3 with numpy here";
-  const std::string script = testing::read_file(fs::path(MIRROR_SOURCE_DIR) / "tests/tools/keras_directory_split.py");
+  const std::string script = testing::read_file(fs::path(mirror::testing::source_dir()) / "tests/tools/keras_directory_split.py");
   ASSERT_FALSE(script.empty());
   TempDir dir;
   const fs::path data = dir.path() / "data";

@@ -16,6 +16,7 @@
 #include "mirror/data/npy.h"
 #include "mirror/data/pickle.h"
 #include "mirror/util/error.h"
+#include "test_paths.h"
 
 // Lean builds (the GPU check's) leave out libzip and the downloader; their tests skip there.
 #ifdef MIRROR_WITH_ZIP
@@ -34,7 +35,7 @@ using namespace mirror::testing;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kFixtures = MIRROR_FIXTURES_DIR;
+const std::string kFixtures = mirror::testing::fixtures_dir();
 
 std::vector<int64_t> vec(std::span<const int64_t> s) { return {s.begin(), s.end()}; }
 

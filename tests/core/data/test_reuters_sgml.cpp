@@ -12,11 +12,12 @@
 #include "mirror/data/keras_datasets.h"
 #include "mirror/data/reuters_sgml.h"
 #include "mirror/util/error.h"
+#include "test_paths.h"
 
 using namespace mirror;
 
 namespace {
-const std::string kDir = std::string(MIRROR_FIXTURES_DIR) + "/reuters_sgml";
+const std::string kDir = mirror::testing::fixtures_dir() + "/reuters_sgml";
 
 int64_t rank_of(const RawReuters& r, const std::string& word) {
   const auto it = std::find(r.words.begin(), r.words.end(), word);
@@ -118,7 +119,7 @@ TEST(ReutersSgml, AFileCutInHalfIsReported) {
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("cut short"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(load_reuters_sgml_dir(std::string(MIRROR_FIXTURES_DIR) + "/keras", 3), DataError);  // no .sgm there
+  EXPECT_THROW(load_reuters_sgml_dir(mirror::testing::fixtures_dir() + "/keras", 3), DataError);  // no .sgm there
 }
 
 TEST(ReutersSgml, DirectoryOfSgmlLoadsAsTheReutersDataset) {

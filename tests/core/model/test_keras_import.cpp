@@ -10,12 +10,13 @@
 #include "mirror/model/presets.h"
 #include "mirror/model/shape.h"
 #include "mirror/util/error.h"
+#include "test_paths.h"
 
 using namespace mirror;
 
 namespace {
 nlohmann::json fixture(const std::string& name) {
-  std::ifstream in(std::string(MIRROR_FIXTURES_DIR) + "/keras_models/" + name);
+  std::ifstream in(mirror::testing::fixtures_dir() + "/keras_models/" + name);
   return nlohmann::json::parse(in);
 }
 
@@ -60,7 +61,7 @@ TEST(KerasImport, TheTutorialsModelOpensFromKeras2AndKeras3Files) {
 
 TEST(KerasImport, ModelFilesOfEitherKindOpenThroughTheSameReader) {
   EXPECT_EQ(to_json(model_from_json(fixture("tutorial_keras2.json"))), to_json(model_from_keras_json(fixture("tutorial_keras2.json"))));
-  EXPECT_EQ(to_json(load_model_file(std::string(MIRROR_FIXTURES_DIR) + "/keras_models/tutorial_keras3.json")).at("layers").size(), 7u);
+  EXPECT_EQ(to_json(load_model_file(mirror::testing::fixtures_dir() + "/keras_models/tutorial_keras3.json")).at("layers").size(), 7u);
 }
 
 TEST(KerasImport, NamesOfTheirOwnAreKeptAndAutomaticOnesLeftToUs) {

@@ -13,6 +13,7 @@
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
 #include "model_inputs.h"
+#include "test_paths.h"
 
 using namespace mirror;
 using mirror::testing::image_input;
@@ -37,7 +38,7 @@ TEST(Presets, EveryFileInResourcesPresetsIsABuiltInPresetAndLoadsAsAModelFile) {
   // A preset file added to resources/presets/ but not listed in core/CMakeLists.txt would not
   // ship: the files and the built-in list must match, name for name.
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(MIRROR_SOURCE_DIR) + "/resources/presets")) {
+  for (const auto& e : std::filesystem::directory_iterator(mirror::testing::source_dir() + "/resources/presets")) {
     if (e.path().extension() != ".json") continue;
     files.push_back(e.path().stem().string());
     // The same file is a --model-file: its model loads and equals the preset's.

@@ -17,6 +17,7 @@
 #include "mirror/util/error.h"
 #include "mirror/util/json_file.h"
 #include "test_helpers.h"
+#include "test_paths.h"
 
 using namespace mirror;
 using mirror::testing::error_of;
@@ -200,7 +201,7 @@ TEST(DeepJson, ADeepWordIndexIsIgnoredLikeAnUnreadableOne) {
   GTEST_SKIP() << "built with MIRROR_WITH_ZIP=OFF";
 #endif
   TempDir dir;
-  std::filesystem::copy_file(MIRROR_FIXTURES_DIR "/keras/reuters_small.npz", dir.path() / "reuters.npz");
+  std::filesystem::copy_file(mirror::testing::fixtures_dir() + "/keras/reuters_small.npz", dir.path() / "reuters.npz");
   write_file(dir.path() / "reuters_word_index.json", deep_object());
   KerasDatasetOptions o;
   o.data_dir = dir.str();

@@ -22,6 +22,7 @@
 #include "ui/setup/dataset_panel.h"
 #include "ui/setup/training_panel.h"
 #include "ui/window/main_window.h"
+#include "../../core/test_paths.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -67,7 +68,7 @@ class PresetsTest : public QObject {
     const fs::path keras = fs::path(home_.path().toStdString()) / (with_reuters ? "keras-reuters" : "keras-empty");
     fs::create_directories(keras / "datasets");
     if (with_reuters) {
-      const fs::path fixtures = MIRROR_FIXTURES_DIR "/keras";
+      const fs::path fixtures = mirror::testing::fixtures_dir() + "/keras";
       fs::copy_file(fixtures / "reuters_small.npz", keras / "datasets" / "reuters.npz", fs::copy_options::overwrite_existing);
       fs::copy_file(fixtures / "reuters_small_word_index.json", keras / "datasets" / "reuters_word_index.json",
                     fs::copy_options::overwrite_existing);
