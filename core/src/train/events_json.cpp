@@ -115,6 +115,16 @@ nlohmann::json to_json(const StepTimeline& t) {
   return j;
 }
 
+StepTimeline as_recorded(StepTimeline t) {
+  for (auto& r : t.replicas)
+    for (double* v : {&r.started, &r.copied, &r.forward_done, &r.gradients_ready, &r.reduced, &r.updated}) *v = to_us(*v);
+  for (auto& p : t.processes)
+    for (double* v : {&p.offset_ms, &p.exchange_begin, &p.exchange_end, &p.step_end}) *v = to_us(*v);
+  for (auto& i : t.idle) i.begin = to_us(i.begin), i.end = to_us(i.end);
+  if (t.simulated_link) t.simulated_allreduce_ms = to_us(t.simulated_allreduce_ms);
+  return t;
+}
+
 StepTimeline timeline_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw ConfigError("timeline: not a JSON object");
   StepTimeline t;

@@ -16,5 +16,8 @@ nlohmann::json to_json(const RunFinished& e);   // {"type": "final", ...}
 // and back; throws ConfigError naming the field when `j` is not one.
 nlohmann::json to_json(const StepTimeline& t);
 StepTimeline timeline_from_json(const nlohmann::json& j);
+// `t` at the precision to_json writes (every moment to the microsecond): what a reader of the
+// recorded run gets back, so that a trace made live and one made from the record agree.
+StepTimeline as_recorded(StepTimeline t);
 
 }  // namespace mirror
