@@ -22,8 +22,10 @@ std::string bytes_text(double bytes) {
 }
 
 nlohmann::json link_json(const LinkSpec& l) {
-  return {{"name", l.name}, {"spec", l.spec_text()}, {"latency_s", l.latency_s},
-          {"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s}, {"source", l.source}, {"simulated", l.simulated}};
+  nlohmann::json j = {{"name", l.name}, {"spec", l.spec_text()}, {"latency_s", l.latency_s},
+                      {"source", l.source}, {"simulated", l.simulated}};
+  if (!l.unlimited_bandwidth()) j["bandwidth_bytes_per_s"] = l.bandwidth_bytes_per_s;  // left out: unlimited
+  return j;
 }
 
 nlohmann::json prediction_json(const RunRecord& run, const Prediction& p) {

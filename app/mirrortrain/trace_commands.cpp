@@ -24,6 +24,11 @@ void check_trace_file(const std::string& path, const char* flag) {
     throw ConfigError(fmt::format("{} {}: the folder {} does not exist", flag, path, folder.string()));
   if (std::filesystem::is_directory(file, ec))
     throw ConfigError(fmt::format("{} {}: is a folder; give the trace file's name", flag, path));
+  try {
+    trace_target(path);  // a device, a pipe, a link to one: refused before anything trains
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{} {}", flag, e.what()));
+  }
 }
 
 int run_trace(const std::string& run_arg, const std::string& root, const std::string& steps_arg,

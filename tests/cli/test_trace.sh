@@ -101,6 +101,13 @@ expect_error 2 "steps count from 1" "$bin" train "${spirals[@]}" --no-record --t
 expect_error 2 "invalid step range 'x'" "$bin" train "${spirals[@]}" --no-record --trace "$tmp/t.json" --trace-steps x
 expect_error 2 "the folder $tmp/missing does not exist" "$bin" train "${spirals[@]}" --no-record --trace "$tmp/missing/t.json"
 expect_error 2 "is a folder" "$bin" train "${spirals[@]}" --no-record --trace "$tmp"
+# A pipe, a link to one, a link to nothing: refused before anything trains, and left as they were
+# (the atomic write would rename a regular file over them; as root it did so to /dev/full).
+mkfifo "$tmp/pipe" && ln -s "$tmp/pipe" "$tmp/to-pipe" && ln -s "$tmp/nothing" "$tmp/dangling"
+expect_error 2 "$tmp/pipe: is a named pipe, not a file a trace can replace" "$bin" train "${spirals[@]}" --no-record --max-steps 3 --trace "$tmp/pipe"
+expect_error 2 "links to a named pipe" "$bin" train "${spirals[@]}" --no-record --max-steps 3 --trace "$tmp/to-pipe"
+expect_error 2 "is a link to nothing" "$bin" train "${spirals[@]}" --no-record --max-steps 3 --trace "$tmp/dangling"
+if [[ -p $tmp/pipe && -L $tmp/to-pipe && -L $tmp/dangling && ! -e $tmp/nothing ]]; then pass; else fail "a refused --trace target was replaced"; fi
 
 # One process, 2 replicas, the default range (steps 1-20) of a 25-step run.
 if "$bin" train "${spirals[@]}" --logical 2 --max-steps 25 --run-dir "$tmp/one" --trace "$tmp/one.json" >"$tmp/one.log" 2>&1 &&
@@ -134,6 +141,7 @@ rm -f "$tmp/old/timeline.jsonl"
 expect_error 2 "recorded before timelines existed" "$bin" trace "$tmp/old"
 expect_error 2 "no timeline of steps 40-50: the run has timelines of steps 1-25" "$bin" trace "$tmp/one" --steps 40-50
 expect_error 2 "the folder $tmp/missing does not exist" "$bin" trace "$tmp/one" --output "$tmp/missing/t.json"
+expect_error 2 "--output $tmp/pipe: is a named pipe" "$bin" trace "$tmp/one" --output "$tmp/pipe"
 expect_error 2 "no run here" "$bin" trace "$tmp/nothing"
 
 echo "$passed passed, $failed failed"

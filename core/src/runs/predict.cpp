@@ -15,7 +15,6 @@ namespace mirror {
 namespace predict_impl {
 namespace {
 
-constexpr int kMaxDevices = 65536;
 constexpr double kUnmeasurableBandwidth = 1e15;  // an all-reduce too fast to time: bytes/s
 
 double median(std::vector<double> v) {
@@ -159,16 +158,24 @@ std::optional<LinkSpec> simulated_link_of(const RunRecord& run) {
   spec.name = link->value("name", "simulated");
   const auto latency = link->find("latency_s");
   const auto bandwidth = link->find("bandwidth_bytes_per_s");
-  if (latency == link->end() || bandwidth == link->end() || !latency->is_number() || !bandwidth->is_number())
-    return std::nullopt;
+  const bool unlimited = bandwidth == link->end() || bandwidth->is_null();  // a bare latency=...
+  if (latency == link->end() || !latency->is_number() || (!unlimited && !bandwidth->is_number())) return std::nullopt;
   spec.latency_s = latency->get<double>();
-  spec.bandwidth_bytes_per_s = bandwidth->get<double>();
+  spec.bandwidth_bytes_per_s = unlimited ? LinkSpec::kUnlimited : bandwidth->get<double>();
   spec.simulated = true;
   return spec;
 }
 
 // A run's source with what it says of the machine: its usable cores, the threads per replica,
 // and whether every replica was a logical device of the CPU ("cpu:0/logical:1").
+// A timeline line no clock gives (a mark of 1e308 ms) is refused, naming the line: fitted, such
+// lines predicted 300-digit step times and a "512x speed-up".
+void check_timelines(const RunRecord& run) {
+  if (!run.timeline_problem.empty())
+    throw DataError(fmt::format("run '{}': {}; the what-if fits only what a clock could record (train the run again)",
+                                run.name, run.timeline_problem));
+}
+
 Source source_of(const RunRecord& run) {
   Source src{&run.timelines, 0};
   if (const auto machine = run.run.find("machine"); machine != run.run.end() && machine->is_object()) {
@@ -261,6 +268,7 @@ FittedModel fit_model(const std::vector<StepTimeline>& timelines, double gradien
 }
 
 FittedModel fit_model(const RunRecord& run, const std::optional<LinkSpec>& fallback_link) {
+  predict_impl::check_timelines(run);
   const std::vector<StepTimeline>& timelines = run.timelines;
   if (timelines.empty())
     throw DataError(fmt::format("run '{}' recorded no step timeline (timeline.jsonl): it cannot be fitted",
@@ -274,6 +282,7 @@ FittedModel fit_model(const RunRecord& run, const std::optional<LinkSpec>& fallb
 
 FittedModel fit_model(const std::vector<RunRecord>& runs, const std::optional<LinkSpec>& fallback_link) {
   std::vector<predict_impl::Source> sources;
+  for (const RunRecord& run : runs) predict_impl::check_timelines(run);
   for (const RunRecord& run : runs)
     if (!run.timelines.empty()) {
       sources.push_back(predict_impl::source_of(run));
@@ -286,64 +295,6 @@ FittedModel fit_model(const std::vector<RunRecord>& runs, const std::optional<Li
 double core_load(int replicas, int intra_op_threads, int usable_cores) {
   if (replicas < 1 || intra_op_threads < 1 || usable_cores < 1) return 1;
   return std::max(1.0, static_cast<double>(replicas) * intra_op_threads / usable_cores);
-}
-
-const char* scaling_name(Scaling s) { return s == Scaling::kWeak ? "weak" : "strong"; }
-
-Scaling parse_scaling(const std::string& name) {
-  if (name == "weak") return Scaling::kWeak;
-  if (name == "strong") return Scaling::kStrong;
-  throw ConfigError(fmt::format("--scaling '{}': expected weak (fixed per-replica batch) or strong "
-                                "(fixed global batch)", name));
-}
-
-std::vector<int> default_device_counts() {
-  std::vector<int> counts;
-  for (int n = 1; n <= 512; n *= 2) counts.push_back(n);
-  return counts;
-}
-
-std::vector<int> parse_device_counts(const std::string& text) {
-  auto number = [&](const std::string& s) {
-    size_t used = 0;
-    long value = 0;
-    try {
-      value = std::stol(s, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != s.size())
-      throw ConfigError(fmt::format("--devices '{}': '{}' is not a whole number "
-                                    "(e.g. 1,2,4,8 or 1-8 or 1..512)", text, s));
-    if (value < 1 || value > predict_impl::kMaxDevices)
-      throw ConfigError(
-          fmt::format("--devices '{}': {} is outside 1 to {}", text, value, predict_impl::kMaxDevices));
-    return static_cast<int>(value);
-  };
-  std::vector<int> counts;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    start = comma == std::string::npos ? text.size() + 1 : comma + 1;
-    item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
-    if (item.empty()) throw ConfigError(fmt::format("--devices '{}': an empty item", text));
-    if (size_t dots = item.find(".."); dots != std::string::npos) {
-      int from = number(item.substr(0, dots)), to = number(item.substr(dots + 2));
-      if (from > to) throw ConfigError(fmt::format("--devices '{}': {} runs backwards", text, item));
-      for (long n = from; n <= to; n *= 2) counts.push_back(static_cast<int>(n));
-    } else if (size_t dash = item.find('-'); dash != std::string::npos && dash > 0) {
-      int from = number(item.substr(0, dash)), to = number(item.substr(dash + 1));
-      if (from > to) throw ConfigError(fmt::format("--devices '{}': {} runs backwards", text, item));
-      if (to - from > 4096) throw ConfigError(fmt::format("--devices '{}': {} lists too many counts", text, item));
-      for (int n = from; n <= to; ++n) counts.push_back(n);
-    } else {
-      counts.push_back(number(item));
-    }
-  }
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  return counts;
 }
 
 namespace predict_impl {

@@ -59,7 +59,9 @@ std::string readable_link(const nlohmann::json& v) {
     } else if (v.is_object() && (v.contains("latency_s") || v.contains("bandwidth_bytes_per_s"))) {
       link.name = json_string(v, "name", "custom");
       link.latency_s = json_number(v, "latency_s");
-      link.bandwidth_bytes_per_s = json_number(v, "bandwidth_bytes_per_s");
+      const auto bandwidth = v.find("bandwidth_bytes_per_s");  // absent or null: unlimited
+      link.bandwidth_bytes_per_s =
+          bandwidth == v.end() || bandwidth->is_null() ? LinkSpec::kUnlimited : json_number(v, "bandwidth_bytes_per_s");
     } else if (v.is_object() && v.contains("spec") && v.at("spec").is_string()) {
       link = parse_link(v.at("spec").get<std::string>());
     } else {
@@ -226,7 +228,8 @@ bool RunFollower::poll() {
         timeline_pending_.clear();
         timeline_dropping_ = false;
         record_.timelines.clear();
-        timeline_skipped_ = timelines_dropped_ = 0;
+        timeline_skipped_ = timelines_dropped_ = timeline_lines_ = timeline_refused_ = 0;
+        timeline_problem_.clear();
       }
       if (size > timeline_offset_) {
         read_new_lines(timeline, size, timeline_offset_, timeline_pending_, timeline_dropping_, timeline_skipped_,
@@ -244,24 +247,6 @@ void RunFollower::read_lines(std::ifstream& metrics, std::uintmax_t size) {
                  [this](const std::string& line) { apply_line(line); });
 }
 
-void RunFollower::apply_timeline_line(const std::string& line) {
-  if (line.empty()) return;  // a resumed run starts on a fresh line
-  StepTimeline t;
-  try {
-    t = timeline_from_json(parse_json_text(line, "a timeline line", kMetricsLineJson));
-  } catch (const std::exception&) {  // cut by a kill, or not ours (DataError, ConfigError)
-    ++timeline_skipped_;
-    return;
-  }
-  auto& timelines = record_.timelines;
-  while (!timelines.empty() && timelines.back().global_step >= t.global_step) timelines.pop_back();  // trained again
-  timelines.push_back(std::move(t));
-  if (timelines.size() > kMaxTimelinesKept) {
-    const size_t drop = timelines.size() - kMaxTimelinesKept + kMaxTimelinesKept / 8;
-    timelines.erase(timelines.begin(), timelines.begin() + static_cast<std::ptrdiff_t>(drop));
-    timelines_dropped_ += static_cast<int64_t>(drop);
-  }
-}
 
 void RunFollower::finish() {
   if (!pending_.empty()) {
@@ -424,6 +409,8 @@ void RunFollower::derive() {
   if (timeline_skipped_ > 0)
     r.warnings.push_back(fmt::format("{} of {} skipped (a write cut short?)", counted(timeline_skipped_, "malformed line"),
                                      kTimelineFile));
+  r.timeline_problem = timeline_problem_;
+  if (!timeline_problem_.empty()) r.warnings.push_back(timeline_problem_);
   if (timelines_dropped_ > 0)
     r.warnings.push_back(fmt::format("{}: kept the latest {} step timelines of {}", kTimelineFile, r.timelines.size(),
                                      r.timelines.size() + static_cast<size_t>(timelines_dropped_)));

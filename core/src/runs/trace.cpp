@@ -352,6 +352,7 @@ std::vector<StepMetrics> steps_with_timelines(const RunRecord& run, StepRange st
 }
 
 TraceWritten write_trace(const std::string& path, const std::vector<StepMetrics>& steps, const TraceOptions& options) {
+  const std::string target = trace_target(path);
   TraceWritten w;
   w.path = path;
   w.steps = traced_steps(steps, options);
@@ -369,7 +370,7 @@ TraceWritten write_trace(const std::string& path, const std::vector<StepMetrics>
   }
   const std::string text = trace_json(steps, options).dump();
   try {
-    write_file_atomically(path, text);
+    write_file_atomically(target, text);
   } catch (const std::exception& e) {
     throw RunError(fmt::format("cannot write the trace: {}", e.what()));
   }
@@ -393,9 +394,7 @@ void TraceRecorder::on_step(const StepMetrics& e) {
     slim.replicas.clear();
     slim.checksums.clear();
     slim.shard_examples.clear();
-    // The timeline as run.json's reader will give it back: a span that exists only below the
-    // file's microsecond (a wait of 0.3 us) would otherwise be in the live trace and not in one
-    // made later from the record (CI saw 132 spans live, 131 recorded).
+    // As the record gives it back: a 0.3 us wait was a span live only (CI: 132 spans, 131 recorded).
     slim.timeline = timeline_in ? as_recorded(e.timeline) : StepTimeline{};
     kept_.push_back(std::move(slim));
   }

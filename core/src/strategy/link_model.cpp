@@ -89,7 +89,11 @@ double parse_latency(const std::string& text) {
     throw ConfigError(fmt::format(
         "latency '{}': unit '{}' is not one of ns, us, ms, s (e.g. latency=5us)", text, unit));
   if (value < 0) throw ConfigError(fmt::format("latency '{}' is negative", text));
-  return value * scale;
+  const double seconds = value * scale;
+  if (seconds > kMaxLinkLatencySeconds)
+    throw ConfigError(fmt::format("latency '{}' is beyond {} s: a link's latency may be 0 to {} s", text,
+                                  kMaxLinkLatencySeconds, kMaxLinkLatencySeconds));
+  return seconds;
 }
 
 double parse_bandwidth(const std::string& text) {
@@ -122,7 +126,11 @@ double parse_bandwidth(const std::string& text) {
         "bandwidth '{}': expected a number, an optional k, M, G or T, then bit or byte "
         "(e.g. bandwidth=1Gbit, bandwidth=10GB)", text));
   if (!(value > 0)) throw ConfigError(fmt::format("bandwidth '{}' must be more than 0", text));
-  return value * prefix * per_byte;
+  const double bytes = value * prefix * per_byte;
+  if (!(bytes >= kMinLinkBandwidthBytes && bytes <= kMaxLinkBandwidthBytes))
+    throw ConfigError(fmt::format("bandwidth '{}' is outside 1kbit to 1000Tbit per second, the range a link may have; "
+                                  "leave bandwidth out for an unlimited one", text));
+  return bytes;
 }
 
 std::string format_seconds(double s) {
@@ -151,8 +159,9 @@ double ceil_log2(int n) {
 
 
 std::string LinkSpec::describe() const {
-  std::string text = from_run && bandwidth_bytes_per_s <= 0
-                         ? fmt::format("{} (fitted from a run)", name)
+  std::string text = from_run && bandwidth_bytes_per_s <= 0 ? fmt::format("{} (fitted from a run)", name)
+                     : unlimited_bandwidth()
+                         ? fmt::format("{}: {} latency, unlimited bandwidth", name, link_model_impl::format_seconds(latency_s))
                          : fmt::format("{}: {} latency, {}/s", name, link_model_impl::format_seconds(latency_s),
                                        link_model_impl::format_bandwidth(bandwidth_bytes_per_s, 4));
   if (simulated) text += " (simulated)";
@@ -164,6 +173,7 @@ std::string LinkSpec::spec_text() const {
     if (p->from_run || (p->latency_s == latency_s && p->bandwidth_bytes_per_s == bandwidth_bytes_per_s))
       return p->name;
   }
+  if (unlimited_bandwidth()) return fmt::format("latency={}", link_model_impl::format_seconds(latency_s));
   return fmt::format("latency={},bandwidth={}", link_model_impl::format_seconds(latency_s),
                      link_model_impl::format_bandwidth(bandwidth_bytes_per_s, 9));
 }
@@ -220,9 +230,21 @@ LinkSpec parse_link(const std::string& text) {
       throw ConfigError(fmt::format("--link '{}': unknown key '{}' (latency, bandwidth)", t, key));
     }
   }
-  if (!have_bandwidth)
-    throw ConfigError(fmt::format("--link '{}': no bandwidth (e.g. bandwidth=1Gbit)", t));
+  if (!have_bandwidth && !have_latency)
+    throw ConfigError(fmt::format("--link '{}': give a latency, a bandwidth or both (e.g. latency=5us,bandwidth=1Gbit)", t));
+  if (!have_bandwidth) link.bandwidth_bytes_per_s = LinkSpec::kUnlimited;
   return link;
+}
+
+void check_link_range(const LinkSpec& link) {
+  if (!(link.latency_s >= 0 && link.latency_s <= kMaxLinkLatencySeconds))
+    throw ConfigError(fmt::format("link {}: latency {} s is outside 0 to {} s, the range a link may have", link.name,
+                                  link.latency_s, kMaxLinkLatencySeconds));
+  if (link.unlimited_bandwidth()) return;
+  if (!(link.bandwidth_bytes_per_s >= kMinLinkBandwidthBytes && link.bandwidth_bytes_per_s <= kMaxLinkBandwidthBytes))
+    throw ConfigError(fmt::format("link {}: bandwidth {} bytes/s is outside 1kbit to 1000Tbit per second "
+                                  "({} to {} bytes/s), the range a link may have",
+                                  link.name, link.bandwidth_bytes_per_s, kMinLinkBandwidthBytes, kMaxLinkBandwidthBytes));
 }
 
 const char* algorithm_name(AllReduceAlgorithm a) {

@@ -37,9 +37,7 @@ void TrainConfig::validate() const {
     if (strategy.link->from_run)
       throw ConfigError(fmt::format("--link {}: this machine's own link needs no simulating; name another "
                                     "preset or give latency=...,bandwidth=...", strategy.link->name));
-    if (!(strategy.link->bandwidth_bytes_per_s > 0) || !(strategy.link->latency_s >= 0))
-      throw ConfigError(fmt::format("simulated link {}: needs a bandwidth above 0 and a latency of 0 or more",
-                                    strategy.link->name));
+    check_link_range(*strategy.link);
   }
 }
 
@@ -48,8 +46,10 @@ namespace {
 // The simulated link as run.json records it: null, or its figures labelled simulated.
 nlohmann::json simulated_link_to_json(const std::optional<LinkSpec>& link) {
   if (!link) return nullptr;
-  return {{"spec", link->spec_text()}, {"name", link->name}, {"latency_s", link->latency_s},
-          {"bandwidth_bytes_per_s", link->bandwidth_bytes_per_s}, {"simulated", true}};
+  nlohmann::json j = {{"spec", link->spec_text()}, {"name", link->name}, {"latency_s", link->latency_s},
+                      {"simulated", true}};
+  if (!link->unlimited_bandwidth()) j["bandwidth_bytes_per_s"] = link->bandwidth_bytes_per_s;  // left out: unlimited
+  return j;
 }
 
 // Reads it back; a bare string is --link's text ("10gbe", "latency=5us,bandwidth=1Gbit").
@@ -61,7 +61,9 @@ std::optional<LinkSpec> simulated_link_from_json(const nlohmann::json& j) {
   } else if (j.contains("latency_s") || j.contains("bandwidth_bytes_per_s")) {
     link.name = j.value("name", "custom");
     link.latency_s = j.value("latency_s", 0.0);
-    link.bandwidth_bytes_per_s = j.value("bandwidth_bytes_per_s", 0.0);
+    const auto bandwidth = j.find("bandwidth_bytes_per_s");  // absent or null: unlimited
+    link.bandwidth_bytes_per_s =
+        bandwidth == j.end() || bandwidth->is_null() ? LinkSpec::kUnlimited : bandwidth->get<double>();
     if (auto preset = find_link_preset(link.name)) link.source = preset->source;
   } else {
     link = parse_link(j.at("spec").get<std::string>());

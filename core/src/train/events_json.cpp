@@ -62,8 +62,20 @@ constexpr size_t kMaxTimelineIdle = 1024;
 constexpr double kTimelineMaxRank = 1 << 20;
 constexpr double kTimelineMaxCount = 1125899906842624.0;  // 2^50
 
+// A mark further than this from its step's start, either way, is no clock's reading: a week of
+// milliseconds (a simulated link at its slowest still waits far less per step).
+constexpr double kTimelineMaxMs = 7.0 * 24 * 3600 * 1e3;
+
 [[noreturn]] void timeline_bad(const std::string& field, const std::string& why) {
   throw ConfigError(fmt::format("timeline: {} {}", field, why));
+}
+
+// Milliseconds on a step's clock, or ConfigError naming `field`: a row of 1e308 fitted a
+// 300-digit step time and a "512x speed-up" before this.
+double timeline_ms(double x, const std::string& field) {
+  if (!(std::abs(x) <= kTimelineMaxMs))
+    timeline_bad(field, fmt::format("holds {:g} ms, more than a week from its step's start: no clock reads that", x));
+  return x;
 }
 
 // `j` as an array of `n` finite numbers, or ConfigError naming `field`.
@@ -139,12 +151,12 @@ StepTimeline timeline_from_json(const nlohmann::json& j) {
     r.replica = static_cast<int>(timeline_whole(v[0], kTimelineMaxRank, field + "'s replica"));
     r.process = static_cast<int>(timeline_whole(v[1], kTimelineMaxRank, field + "'s process"));
     r.shard_size = timeline_whole(v[2], kTimelineMaxCount, field + "'s shard size");
-    r.started = v[3];
-    r.copied = v[4];
-    r.forward_done = v[5];
-    r.gradients_ready = v[6];
-    r.reduced = v[7];
-    r.updated = v[8];
+    r.started = timeline_ms(v[3], field);
+    r.copied = timeline_ms(v[4], field);
+    r.forward_done = timeline_ms(v[5], field);
+    r.gradients_ready = timeline_ms(v[6], field);
+    r.reduced = timeline_ms(v[7], field);
+    r.updated = timeline_ms(v[8], field);
     for (size_t k = 4; k < 9; ++k)
       if (v[k] < v[k - 1]) timeline_bad(field, "has its moments out of order (started, copied, forward done, gradients ready, reduced, updated)");
     t.replicas.push_back(r);
@@ -155,10 +167,10 @@ StepTimeline timeline_from_json(const nlohmann::json& j) {
     const auto v = timeline_numbers(processes[i], 5, field);
     ProcessSpans p;
     p.process = static_cast<int>(timeline_whole(v[0], kTimelineMaxRank, field + "'s process"));
-    p.offset_ms = v[1];
-    p.exchange_begin = v[2];
-    p.exchange_end = v[3];
-    p.step_end = v[4];
+    p.offset_ms = timeline_ms(v[1], field);
+    p.exchange_begin = timeline_ms(v[2], field);
+    p.exchange_end = timeline_ms(v[3], field);
+    p.step_end = timeline_ms(v[4], field);
     if (p.exchange_end < p.exchange_begin) timeline_bad(field, "ends its exchange before it begins");
     t.processes.push_back(p);
   }
@@ -176,8 +188,8 @@ StepTimeline timeline_from_json(const nlohmann::json& j) {
     nlohmann::json rest = nlohmann::json::array({e[1], e[2], e[3]});
     const auto v = timeline_numbers(rest, 3, field);
     s.process = static_cast<int>(timeline_whole(v[0], kTimelineMaxRank, field + "'s process"));
-    s.begin = v[1];
-    s.end = v[2];
+    s.begin = timeline_ms(v[1], field);
+    s.end = timeline_ms(v[2], field);
     if (s.end < s.begin) timeline_bad(field, "ends before it begins");
     t.idle.push_back(s);
   }
@@ -185,7 +197,7 @@ StepTimeline timeline_from_json(const nlohmann::json& j) {
     if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
       timeline_bad("simulated_allreduce_ms", "must be a number of milliseconds, 0 or more");
     t.simulated_link = true;
-    t.simulated_allreduce_ms = it->get<double>();
+    t.simulated_allreduce_ms = timeline_ms(it->get<double>(), "simulated_allreduce_ms");
   }
   return t;
 }

@@ -4,9 +4,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "mirror/runs/predict.h"
 #include "mirror/runs/run_reader.h"
+#include "mirror/runs/run_writer.h"
+#include "mirror/train/events_json.h"
 #include "mirror/strategy/step_timeline.h"
 #include "mirror/util/error.h"
 #include "test_helpers.h"
@@ -215,6 +219,44 @@ TEST(Predict, ARunRecordGivesFourBytesOfGradientPerParameterAndSaysWhenItHasNoTi
   other.run = {{"parameters", 2000}};
   EXPECT_NE(error_of<DataError>([&] { fit_model(std::vector<RunRecord>{run, other}); }).find("different sizes"),
             std::string::npos);
+}
+
+// A probe gave `predict` a timeline.jsonl with rows of 1e308 and got a 300-digit step time and a
+// "512x speed-up". A line that is JSON but no clock's reading is refused by the what-if, naming
+// the line; a last line cut short by a kill is still only skipped.
+TEST(Predict, ATimelineLineNoClockGivesIsRefusedNamingItsLine) {
+  for (const double absurd : {1e308, -1e308, 7.01 * 24 * 3600 * 1e3}) {
+    mirror::testing::TempDir dir;
+    std::ofstream(dir / "run.json") << R"({"status": "finished", "parameters": 1000, "config": {"seed": 1}})";
+    const std::vector<StepTimeline> good = steps(Truth{});
+    std::ofstream out(dir / kTimelineFile);
+    for (size_t i = 0; i < good.size(); ++i) {
+      nlohmann::json line = to_json(good[i]);
+      if (i == 2) line["replicas"][0][8] = absurd;  // the third line: replica 0's "updated"
+      out << line.dump() << '\n';
+    }
+    out << R"({"step": 99, "replicas": [[0, 0, 8, 0.1)";  // cut by a kill
+    out.close();
+    const RunRecord run = read_run(dir.path().string());
+    EXPECT_NE(run.timeline_problem.find("timeline.jsonl line 3: timeline: replicas[0] holds"), std::string::npos)
+        << run.timeline_problem;
+    EXPECT_NE(run.timeline_problem.find("more than a week from its step's start"), std::string::npos);
+    EXPECT_EQ(run.timelines.size(), good.size() - 1);
+    const std::string e = error_of<DataError>([&] { fit_model(run); });
+    EXPECT_NE(e.find("timeline.jsonl line 3"), std::string::npos) << e;
+    EXPECT_NE(error_of<DataError>([&] { fit_model(std::vector<RunRecord>{run}); }).find("line 3"), std::string::npos);
+  }
+  // Without the absurd line, the cut one alone is a warning and the run fits.
+  mirror::testing::TempDir dir;
+  std::ofstream(dir / "run.json") << R"({"status": "finished", "parameters": 1000, "config": {"seed": 1}})";
+  {
+    std::ofstream out(dir / kTimelineFile);
+    for (const auto& t : steps(Truth{})) out << to_json(t).dump() << '\n';
+    out << R"({"step": 99, "rep)";
+  }
+  const RunRecord run = read_run(dir.path().string());
+  EXPECT_EQ(run.timeline_problem, "");
+  EXPECT_NO_THROW(fit_model(run));
 }
 
 // One process reduces in its own memory: the link fitted to its all-reduces is "shared memory";

@@ -16,6 +16,7 @@
 
 using namespace mirror;
 using mirror::testing::TempDir;
+using nlohmann::json;
 
 namespace {
 
@@ -59,6 +60,23 @@ TEST(SimulatedLink, TheConfigRecordsTheLinkAsSimulatedAndReadsItBack) {
   nlohmann::json older = to_json(c);
   older.erase("simulated_link");
   EXPECT_FALSE(config_from_json(older).strategy.link);
+  // A file's figures outside the sane range are refused as --link's are (they simulated nothing).
+  json far = to_json(c);
+  far["simulated_link"] = {{"name", "custom"}, {"latency_s", 1e12}, {"bandwidth_bytes_per_s", 1e9}};
+  EXPECT_NE(mirror::testing::error_of<ConfigError>([&] { config_from_json(far).validate(); }).find("outside 0 to 10 s"),
+            std::string::npos);
+  far["simulated_link"] = {{"name", "custom"}, {"latency_s", 0}, {"bandwidth_bytes_per_s", 1e-300}};
+  EXPECT_NE(mirror::testing::error_of<ConfigError>([&] { config_from_json(far).validate(); }).find("outside 1kbit"),
+            std::string::npos);
+  // A bare latency: recorded without a bandwidth, read back unlimited.
+  c.strategy.link = parse_link("latency=3ms");
+  c.strategy.link->simulated = true;
+  const json bare = to_json(c);
+  EXPECT_FALSE(bare["simulated_link"].contains("bandwidth_bytes_per_s"));
+  EXPECT_EQ(bare["simulated_link"]["spec"], "latency=3ms");
+  ASSERT_TRUE(config_from_json(bare).strategy.link);
+  EXPECT_TRUE(config_from_json(bare).strategy.link->unlimited_bandwidth());
+  EXPECT_NO_THROW(config_from_json(bare).validate());
   // This machine's own link is not a what-if.
   c.strategy.link = parse_link("loopback");
   EXPECT_NE(mirror::testing::error_of<ConfigError>([&] { c.validate(); }).find("needs no simulating"),
@@ -100,4 +118,26 @@ TEST(SimulatedLink, ASlowLinkDelaysEveryAllReduceByAtLeastItsModelledTimeAndRunJ
     EXPECT_NEAR(t.simulated_allreduce_ms, modelled_ms, 1e-3);
   }
   for (const auto& s : steps.steps) EXPECT_TRUE(s.timeline.simulated_link) << "step " << s.global_step;
+}
+
+// `--link latency=10ms`: unlimited bandwidth, so each all-reduce of 2 replicas waits its 2
+// latencies and no more is modelled; the run records and describes it so.
+TEST(SimulatedLink, ABareLatencyDelaysByTheLatencyAlone) {
+  TempDir tmp;
+  RunPlan plan;
+  plan.config = mirror::testing::blobs_run(400, 100, 1, 50, 2);
+  plan.config.max_steps = 3;
+  plan.config.strategy.link = parse_link("latency=10ms");
+  plan.config.strategy.link->simulated = true;
+  plan.dir = tmp / "bare";
+  RecordedRun run(plan);
+  Steps steps;
+  TrainControl control;
+  const RunFinished fin = run.run(steps, control);
+  ASSERT_EQ(fin.status, RunStatus::kFinished) << fin.message;
+  EXPECT_GE(least_allreduce_ms(steps.steps), 0.99 * 20.0);
+  const RunRecord r = read_run(run.dir());
+  EXPECT_EQ(r.run["config"]["simulated_link"]["spec"], "latency=10ms");
+  ASSERT_EQ(r.timelines.size(), 3u);
+  for (const auto& t : r.timelines) EXPECT_NEAR(t.simulated_allreduce_ms, 20.0, 1e-9);
 }

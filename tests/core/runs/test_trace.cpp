@@ -1,6 +1,7 @@
 // Steps exported as a Chrome Trace Event Format document (Perfetto, chrome://tracing).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -300,6 +301,45 @@ TEST(Trace, WrittenFileIsTheDocumentAndItsSizeIsSaid) {
               write_trace((dir / "missing" / "trace.json").string(), reported_steps(), options_2_to_4());
             }).find("cannot write the trace"),
             std::string::npos);
+  mirror::testing::remove_tree(dir);
+}
+
+// A probe found `--trace /dev/full` (as root) turning the device into a regular file: the atomic
+// write renames a new file over whatever the path names. Only a regular file (or nothing) is
+// replaced; a link to a regular file is written through and stays a link.
+TEST(Trace, OnlyARegularFileIsReplacedNeverADevicePipeOrFolder) {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("mirror-trace-kind-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "folder");
+  const std::string pipe = (dir / "pipe").string();
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  fs::create_symlink(dir / "pipe", dir / "to-pipe");
+  fs::create_symlink(dir / "nothing", dir / "dangling");
+  { std::ofstream(dir / "old.json") << "old"; }
+  fs::create_symlink(dir / "old.json", dir / "to-old");
+
+  auto refused = [&](const fs::path& p, const std::string& why) {
+    const std::string e = mirror::testing::error_of<ConfigError>(
+        [&] { write_trace(p.string(), reported_steps(), options_2_to_4()); });
+    EXPECT_NE(e.find(why), std::string::npos) << p << ": " << e;
+  };
+  refused(dir / "pipe", "is a named pipe");
+  refused(dir / "to-pipe", "links to a named pipe");
+  refused(dir / "dangling", "is a link to nothing");
+  refused(dir / "folder", "is a folder");
+  refused("/dev/null", "is a character device");
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(dir / "pipe")));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir / "to-pipe")));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir / "dangling")));
+  EXPECT_FALSE(fs::exists(dir / "nothing"));
+
+  // A regular file, directly or through a link, is replaced; the link stays a link.
+  EXPECT_EQ(trace_target((dir / "to-old").string()), fs::canonical(dir / "old.json").string());
+  write_trace((dir / "to-old").string(), reported_steps(), options_2_to_4());
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir / "to-old")));
+  std::ifstream in(dir / "old.json");
+  EXPECT_EQ(json::parse(in), trace_json(reported_steps(), options_2_to_4()));
+  EXPECT_EQ(trace_target((dir / "new.json").string()), (dir / "new.json").string());
   mirror::testing::remove_tree(dir);
 }
 

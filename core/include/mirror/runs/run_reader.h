@@ -49,6 +49,10 @@ struct RunRecord {
   double best_val_accuracy = -1;  // -1: no validation recorded
   double duration_seconds = 0;
   std::vector<std::string> warnings;  // lines skipped, files missing: what was not read and why
+  // The first timeline.jsonl line that was JSON but no clock's reading (a mark a week from its
+  // step, moments out of order), as "timeline.jsonl line 7: ..."; empty when none. A line cut
+  // short by a kill is not one. The what-if refuses such a run rather than fit it.
+  std::string timeline_problem;
 
   // The meta name when the person gave one, else the directory's name.
   const std::string& display_name() const { return meta.name.empty() ? name : meta.name; }
@@ -118,6 +122,9 @@ class RunFollower {
   std::string timeline_pending_;
   bool timeline_dropping_ = false;
   int64_t timeline_skipped_ = 0;
+  int64_t timeline_lines_ = 0;    // lines handed to apply_timeline_line (the over-long are counted in skipped)
+  int64_t timeline_refused_ = 0;  // of them, those that did not read as a timeline
+  std::string timeline_problem_;
   int64_t timelines_dropped_ = 0;  // the earliest, beyond kMaxTimelinesKept
   double pace_offset_ = 0, pause_offset_ = 0;  // pace and pause seconds recorded before the latest resume
 };

@@ -68,7 +68,13 @@ struct TraceWritten {
   uintmax_t bytes = 0;   // the file's size
 };
 
-// Writes trace_json(steps, options) to `path` atomically (temp file + rename in its folder).
+// The file a trace given `path` is written to: `path` itself when nothing is there or a regular
+// file is, the file a symbolic link names when it names a regular file. Anything else (a folder,
+// a device such as /dev/full, a pipe, a socket, a link to one or to nothing) throws ConfigError
+// naming what is there: the atomic write would replace it with a regular file.
+std::string trace_target(const std::string& path);
+
+// Writes trace_json(steps, options) to trace_target(path) atomically (temp file + rename in its folder).
 // Throws ConfigError when no step in the range carries a timeline (nothing to trace), RunError
 // naming the path when the file cannot be written. Thread-safe (touches no shared state).
 TraceWritten write_trace(const std::string& path, const std::vector<StepMetrics>& steps,

@@ -5,6 +5,7 @@
 // `mirrortrain train --link` (MirroredOptions::link) delays each all-reduce by it. Every function
 // is pure and thread-safe.
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +18,7 @@ namespace mirror {
 struct LinkSpec {
   std::string name;                 // a preset's name ("nvlink4", "ib-ndr400"), or "custom"
   double latency_s = 0;             // α: the fixed cost of one message, seconds (>= 0)
-  double bandwidth_bytes_per_s = 0; // 1/β: bytes per second, one direction (> 0)
+  double bandwidth_bytes_per_s = 0; // 1/β: bytes per second, one direction (> 0; infinite: unlimited)
   // Its figures are modelled, not this machine's: the run ran over something else and the
   // all-reduce was delayed to match (`train --link`), or a prediction assumed it.
   bool simulated = false;
@@ -25,6 +26,10 @@ struct LinkSpec {
   // fit_model (FittedModel::measured_link), not from the preset table; until then both are 0.
   bool from_run = false;
   std::string source;               // where the figures come from, in words (a datasheet, a fit)
+
+  // A bare "latency=10ms": only the latency costs anything (run.json leaves the bandwidth out).
+  bool unlimited_bandwidth() const { return bandwidth_bytes_per_s == kUnlimited; }
+  static constexpr double kUnlimited = std::numeric_limits<double>::infinity();
 
   // "InfiniBand NDR 400 Gb/s: 5 us, 50 GB/s" style one line; "simulated" is appended when set.
   std::string describe() const;
@@ -38,8 +43,18 @@ const std::vector<LinkSpec>& link_presets();
 // The preset of that name (case-insensitive, "_" read as "-"); nullopt when none.
 std::optional<LinkSpec> find_link_preset(const std::string& name);
 
+// The figures a link given by a person may have: a latency from 0 to 10 s, a bandwidth from
+// 1 kbit/s to 1 Pbit/s (or unlimited). Beyond them a simulated wait would overflow the clock or
+// last for ages, and a prediction is meaningless: such a link is refused, naming the range.
+constexpr double kMaxLinkLatencySeconds = 10;
+constexpr double kMinLinkBandwidthBytes = 1e3 / 8;
+constexpr double kMaxLinkBandwidthBytes = 1e15 / 8;
+// Throws ConfigError saying which figure of `link` is outside that range and what the range is.
+void check_link_range(const LinkSpec& link);
+
 // Reads `--link` text: a preset's name, or "latency=5us,bandwidth=1Gbit" (keys in any order;
-// latency optional, 0 when left out). Latency units: ns, us, ms, s. Bandwidth: a number, an
+// latency optional, 0 when left out; bandwidth optional, unlimited when left out, but one of the
+// two must be given). Latency units: ns, us, ms, s. Bandwidth: a number, an
 // optional decimal prefix k/K, M, G, T, then bit or byte (bits, bytes, B also read; "/s" or "ps"
 // after it optional). "1Gbit" is 1e9 bits per second = 125e6 bytes per second. Throws ConfigError
 // naming the bad part and what would be accepted ("bandwidth '1Gb': say bit or byte ...").
