@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--link", t.link,
                     "Simulate a slower link under every all-reduce (the what-if, recorded as simulated): a preset "
-                    "(mirrortrain predict --links) or latency=5us,bandwidth=1Gbit; also with --config");
+                    "(mirrortrain predict --links) or latency=5us,bandwidth=1Gbit (latency alone: unlimited bandwidth); "
+                    "also with --config");
     if (sweep) return;
     cmd->add_flag("--no-record", t.no_record, "Do not record the run (by default it goes under the runs folder)");
     cmd->add_option("--config", t.config_file,
