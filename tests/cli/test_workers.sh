@@ -106,6 +106,31 @@ steps=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['final']
 if [[ $rc -eq 143 ]] && grep -q '"status": *"stopped"' "$tmp/stopped/run.json" && [[ -n $steps && -e "$tmp/stopped/checkpoints/ckpt-$steps.pt" ]] &&
     grep -q "stopped after $steps steps" "$tmp/s.log"; then pass; else fail "SIGTERM to rank 1: exit $rc, steps '$steps'"; tail -3 "$tmp/s.log"; fi
 
+# A worker stopped (SIGSTOP): rank 0 gives up at --timeout, and the launcher does not wait for the
+# stopped one: it is sent SIGTERM and SIGCONT, then SIGKILL, and the workers' folder is removed,
+# within seconds of rank 0's failure (it waited for as long as the worker stayed stopped).
+"$bin" train --preset spirals-mlp --epochs 500 --nproc 2 --timeout 5 --no-record >"$tmp/p.log" 2>&1 &
+launcher=$!
+for _ in $(seq 100); do grep -q "Epoch 2/" "$tmp/p.log" 2>/dev/null && break; sleep 0.2; done
+store=""
+paused=""
+for p in $(pgrep -P "$launcher"); do
+  if tr '\0' '\n' <"/proc/$p/environ" | grep -qx "RANK=1"; then
+    store=$(tr '\0' '\n' <"/proc/$p/environ" | sed -n 's/^MIRROR_STORE_DIR=//p')
+    paused=$p
+    kill -STOP "$p"
+  fi
+done
+start=$SECONDS
+for _ in $(seq 150); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.2; done
+if kill -0 "$launcher" 2>/dev/null; then
+  fail "a stopped worker held the launcher for $((SECONDS - start)) s"; kill -CONT "$paused"; kill -9 "$launcher" "$paused"
+fi
+wait "$launcher"
+rc=$?
+if [[ -n $paused && $rc -ne 0 && $((SECONDS - start)) -le 25 && -n $store && ! -e $store ]] && ! kill -0 "$paused" 2>/dev/null; then
+  pass; else fail "stopped rank 1: exit $rc after $((SECONDS - start)) s, folder '$store' $( [[ -e $store ]] && echo left)"; tail -3 "$tmp/p.log"; fi
+
 # The killed run continues from its last checkpoint with both workers.
 if "$bin" train --resume "$tmp/killed" --epochs 3 --nproc 2 --timeout 10 >"$tmp/kr.log" 2>&1 &&
     grep -q '"status": *"finished"' "$tmp/killed/run.json"; then pass; else fail "resume after kill -9"; tail -3 "$tmp/kr.log"; fi

@@ -7,12 +7,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "mirror/util/error.h"
 #include "mirror/util/untrusted_text.h"
@@ -120,15 +123,48 @@ void LocalWorkers::signal(int sig) const noexcept {
 }
 
 int LocalWorkers::wait() {
-  int code = 0;
-  for (int i = 0; i < world_ - first_rank_; ++i) {
-    const pid_t p = pids_[static_cast<size_t>(i)].load();
-    if (p <= 0) continue;
-    const int c = wait_for_worker(p);
-    pids_[static_cast<size_t>(i)].store(-1);
-    if (c != 0 && code == 0) code = c;  // the first rank's, else the first failing one's
+  using Clock = std::chrono::steady_clock;
+  const size_t n = static_cast<size_t>(world_ - first_rank_);
+  std::vector<int> codes(n, 0);
+  size_t remaining = 0;
+  for (size_t i = 0; i < n; ++i) remaining += pids_[i].load() > 0 ? 1 : 0;
+  int first_failure = -1;  // the slot that failed first
+  Clock::time_point failed_at{};
+  bool terminated = false, killed = false;
+  while (remaining > 0) {
+    bool reaped = false;
+    for (size_t i = 0; i < n; ++i) {
+      const pid_t p = pids_[i].load();
+      if (p <= 0) continue;
+      int status = 0;
+      const pid_t r = waitpid(p, &status, WNOHANG);
+      if (r == 0 || (r < 0 && errno == EINTR)) continue;
+      codes[i] = r < 0 ? 1 : WIFEXITED(status) ? WEXITSTATUS(status) : exit_code_for_signal(WTERMSIG(status));
+      pids_[i].store(-1);
+      --remaining;
+      reaped = true;
+      if (codes[i] != 0 && first_failure < 0) first_failure = static_cast<int>(i), failed_at = Clock::now();
+    }
+    // One has failed: the others normally see it and end within a second or two. One that does
+    // not (stopped with SIGSTOP, or hung on a peer that is gone) is sent SIGTERM, and SIGCONT so
+    // that a stopped one can act on it, then SIGKILL: nothing waits for it, and the rendezvous
+    // folder goes within seconds.
+    if (first_failure >= 0 && remaining > 0) {
+      const auto waited = Clock::now() - failed_at;
+      if (!terminated && waited >= kWorkerGrace) {
+        signal(SIGTERM);
+        signal(SIGCONT);
+        terminated = true;
+      } else if (!killed && waited >= 2 * kWorkerGrace) {
+        signal(SIGKILL);
+        killed = true;
+      }
+    }
+    if (!reaped && remaining > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return code;
+  // The first rank's code, else the first failing one's.
+  if (codes[0] != 0) return codes[0];
+  return first_failure >= 0 ? codes[static_cast<size_t>(first_failure)] : 0;
 }
 
 namespace {

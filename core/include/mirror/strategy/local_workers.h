@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,10 +69,14 @@ class LocalWorkers {
   // Sends `sig` to every process started and not yet reaped. Async-signal-safe (it only calls
   // kill(2) on atomically read pids): a signal handler may call it, while start() or wait() run.
   void signal(int sig) const noexcept;
-  // Waits for every process started, in rank order, and reaps it. Returns the first rank's exit
-  // code (as wait_for_worker gives it) unless that is 0, else the first failing rank's; 0 when all
-  // exited with 0 or none was started. Call from one thread at a time.
+  // Waits for every process started and reaps it. Once one has failed (exited non-zero or by a
+  // signal), those left get kWorkerGrace to end on their own, then SIGTERM (and SIGCONT, for one
+  // stopped), then SIGKILL after another kWorkerGrace: a stopped or hung worker never holds the
+  // launcher. Returns the first rank's exit code (as wait_for_worker gives it) unless that is 0,
+  // else the first failing rank's; 0 when all exited with 0 or none was started. Call from one
+  // thread at a time.
   int wait();
+  static constexpr std::chrono::seconds kWorkerGrace{5};
 
  private:
   int first_rank_;
