@@ -229,6 +229,7 @@ std::unique_ptr<RecordedRun> prepare_train(const TrainArgs& args, const std::sha
     if (args.logical) options.logical = *args.logical;
     options.workers = workers;
     options.record = records;
+    options.accept_changed_data = args.accept_changed_data;
     auto run = RecordedRun::resume(args.resume, options);
     if (!args.json && records)
       fmt::print("Resuming {} from step {} ({})\n", terminal_text(run->dir()), run->resumed_from_step(),

@@ -70,6 +70,7 @@ struct TrainArgs {
   std::string plateau;           // "val_loss:factor=0.5,patience=2"
   double clipnorm = 0, global_clipnorm = 0, clipvalue = 0;
   std::string resume;            // a run directory to continue
+  bool accept_changed_data = false;  // --resume on data other than the run recorded
   bool no_record = false;        // without --run-dir: do not record under the default runs folder
   std::string config_file;       // a whole TrainConfig as JSON (a run.json, or what the window saves)
   int nproc = 0;                 // launch this many local worker processes (>= 2), each with the same flags

@@ -123,6 +123,10 @@ int main(int argc, char** argv) {
     cmd->add_option("--resume", t.resume,
                     "Continue the run recorded in this directory from its newest checkpoint (--epochs and "
                     "--max-steps may extend it; --logical and --nproc may change how its replicas are laid out)");
+    cmd->add_flag("--accept-changed-data", t.accept_changed_data,
+                  "With --resume: go on although the run's own data changed since it was recorded (other files or "
+                  "contents; run.json keeps both), where resuming would otherwise refuse")
+        ->needs("--resume");
   };
   TrainArgs t;
   auto* train = app.add_subcommand("train", "Train a model");

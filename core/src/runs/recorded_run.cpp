@@ -10,6 +10,7 @@
 #include "mirror/runs/run_writer.h"
 #include "mirror/runs/tensorboard.h"
 #include "mirror/strategy/workers.h"
+#include "mirror/util/error.h"
 
 namespace mirror {
 
@@ -69,8 +70,27 @@ std::unique_ptr<RecordedRun> RecordedRun::resume(const std::string& dir, const R
   if (options.max_steps) p.config.max_steps = *options.max_steps;
   if (options.logical) p.config.devices.logical = *options.logical;
   p.config.validate();
+  std::shared_ptr<const Dataset> dataset = load_dataset(p.config.dataset);
+  // The same data as the checkpoint saw, or the person's word that other data is meant.
+  nlohmann::json data_update = nlohmann::json::object();
+  const DatasetInfo& info = dataset->info();
+  const std::string change = describe_data_change(p.data, info);
+  if (!change.empty()) {
+    if (!options.accept_changed_data)
+      throw ConfigError(fmt::format("{}: its data changed: {}. Put the recorded data back, or accept the new data "
+                                    "(mirrortrain train --resume DIR --accept-changed-data; run.json then keeps both)",
+                                    dir, change));
+    p.data_changes.push_back({{"from_step", p.from_step},
+                              {"at", utc_now("%Y-%m-%dT%H:%M:%SZ")},
+                              {"before", {{"file_count", p.data.file_count}, {"content_hash", p.data.content_hash}}},
+                              {"after", {{"file_count", info.file_count}, {"content_hash", info.content_hash}}}});
+    data_update["data"] = {{"data_dir", p.data.data_dir}, {"file_count", info.file_count}, {"content_hash", info.content_hash}};
+    data_update["data_changes"] = p.data_changes;
+    if (!info.class_names.empty()) data_update["class_names"] = info.class_names;
+  }
   std::unique_ptr<RecordedRun> run(new RecordedRun);
-  run->trainer_ = std::make_unique<Trainer>(p.config, load_dataset(p.config.dataset), options.workers);
+  if (!change.empty()) run->warnings_.push_back(fmt::format("resuming on changed data, as asked: {}", change));
+  run->trainer_ = std::make_unique<Trainer>(p.config, std::move(dataset), options.workers);
   run->trainer_->resume(p.saved);
   run->resumed_from_step_ = p.from_step;
   run->resumed_from_checkpoint_ = p.checkpoint;
@@ -86,7 +106,7 @@ std::unique_ptr<RecordedRun> RecordedRun::resume(const std::string& dir, const R
   }
   if (!options.record) return run;
   run->dir_ = dir;
-  run->writer_ = RunWriter::resume(dir, p.from_step);
+  run->writer_ = RunWriter::resume(dir, p.from_step, data_update);
   run->checkpoints_ = std::make_unique<CheckpointFolder>(checkpoint_dir(dir), p.config.checkpoints.keep_last);
   run->trainer_->save_checkpoints(run->checkpoints_.get());
   run->add_tensorboard();

@@ -37,7 +37,9 @@ bool RunRecord::in_scaling_study() const {
 
 int RunRecord::processes() const { return recorded_processes(run); }
 
-RecordedData RunRecord::data() const {
+RecordedData RunRecord::data() const { return recorded_data(run); }
+
+RecordedData recorded_data(const nlohmann::json& run) {
   RecordedData d;
   const nlohmann::json* recorded = json_field(run, "data");
   if (!recorded || !recorded->is_object()) return d;

@@ -111,10 +111,11 @@ nlohmann::json RunWriter::read_run_json(const std::string& dir) {
   }
 }
 
-std::unique_ptr<RunWriter> RunWriter::resume(const std::string& dir, int64_t from_step) {
+std::unique_ptr<RunWriter> RunWriter::resume(const std::string& dir, int64_t from_step, const nlohmann::json& update) {
   std::unique_ptr<RunWriter> w(new RunWriter());
   w->dir_ = dir;
   w->run_ = read_run_json(dir);
+  for (const auto& [key, value] : update.items()) w->run_[key] = value;
   w->run_["status"] = "running";
   w->run_["resumed_at"] = now_iso8601();
   w->run_["resumed_from_step"] = from_step;

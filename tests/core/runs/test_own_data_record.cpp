@@ -116,3 +116,87 @@ TEST(OwnDataRecord, ALessonFilesRelativeDataFolderIsRelativeToTheLessonsFolder) 
   EXPECT_EQ(plan.points[0].config.dataset.data_dir, (tmp.path() / "class" / "data" / "points.csv").string());
   EXPECT_TRUE(dataset_present(plan.points[0].config.dataset));
 }
+
+namespace {
+// Works in `dir` until it goes out of scope.
+class WorkingFolder {
+ public:
+  explicit WorkingFolder(const std::filesystem::path& dir) : before_(std::filesystem::current_path()) {
+    std::filesystem::current_path(dir);
+  }
+  ~WorkingFolder() { std::filesystem::current_path(before_); }
+
+ private:
+  std::filesystem::path before_;
+};
+
+// Continues the run in `dir` to epoch 2; the finished run it leaves.
+RunFinished resume_to_epoch_2(const std::string& dir, bool accept_changed_data = false) {
+  ResumeOptions o;
+  o.epochs = 2;
+  o.accept_changed_data = accept_changed_data;
+  auto run = RecordedRun::resume(dir, o);
+  EventSink quiet;
+  TrainControl control;
+  return run->run(quiet, control);
+}
+}  // namespace
+
+TEST(OwnDataRecord, AResumedRunReadsTheFileItRecordedWhereverItIsResumedFrom) {
+#ifndef MIRROR_WITH_DOWNLOADS
+  GTEST_SKIP() << "this build cannot compute a file's SHA-256 (configured with MIRROR_WITH_DOWNLOADS=OFF)";
+#endif
+  TempDir tmp;
+  std::filesystem::create_directories(tmp.path() / "class");
+  std::filesystem::create_directories(tmp.path() / "elsewhere");
+  write_file(tmp.path() / "class" / "points.csv", own_data_points(100));
+  // Another points.csv where the run is resumed from: a relative path would read it.
+  write_file(tmp.path() / "elsewhere" / "points.csv", own_data_points(60, 0.5));
+  const std::string dir = (tmp.path() / "run").string();
+  {
+    WorkingFolder in(tmp.path() / "class");
+    train_own_data_run(own_data_run("points.csv"), dir);
+  }
+  const std::string hash = read_run(dir).data().content_hash;
+  WorkingFolder in(tmp.path() / "elsewhere");
+  const RunFinished fin = resume_to_epoch_2(dir);
+  ASSERT_EQ(fin.status, RunStatus::kFinished) << fin.message;
+  EXPECT_EQ(fin.steps, 8);  // 2 epochs of the recorded file's 80 training rows at batch 20 (7 with the 48 here)
+  const RunRecord r = read_run(dir);
+  EXPECT_EQ(r.data().content_hash, hash);
+  EXPECT_FALSE(r.run.contains("data_changes"));
+}
+
+TEST(OwnDataRecord, ResumingOnChangedDataIsRefusedWithBothFiguresUnlessAccepted) {
+#ifndef MIRROR_WITH_DOWNLOADS
+  GTEST_SKIP() << "this build cannot compute a file's SHA-256 (configured with MIRROR_WITH_DOWNLOADS=OFF)";
+#endif
+  TempDir tmp;
+  write_file(tmp / "points.csv", own_data_points(100));
+  const std::string dir = tmp / "run";
+  const std::string before = train_own_data_run(own_data_run(tmp / "points.csv"), dir).data().content_hash;
+  write_file(tmp / "points.csv", own_data_points(100, 0.25));  // the same rows and classes, other values
+  const std::string refused = mirror::testing::error_of<ConfigError>([&] { resume_to_epoch_2(dir); });
+  EXPECT_NE(refused.find("its data changed"), std::string::npos) << refused;
+  EXPECT_NE(refused.find(before.substr(0, 12)), std::string::npos) << refused;
+  EXPECT_NE(refused.find("1 file"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("--accept-changed-data"), std::string::npos) << refused;
+  const RunRecord untouched = read_run(dir);  // the refusal wrote nothing
+  EXPECT_EQ(untouched.status, "finished");
+  EXPECT_EQ(untouched.data().content_hash, before);
+  EXPECT_EQ(untouched.steps.size(), 4u);
+
+  const RunFinished fin = resume_to_epoch_2(dir, /*accept_changed_data=*/true);
+  ASSERT_EQ(fin.status, RunStatus::kFinished) << fin.message;
+  const RunRecord r = read_run(dir);
+  const std::string after = r.data().content_hash;
+  EXPECT_NE(after, before);
+  EXPECT_NE(refused.find(after.substr(0, 12)), std::string::npos) << refused;  // the refusal named both
+  ASSERT_TRUE(r.run.contains("data_changes"));
+  ASSERT_EQ(r.run["data_changes"].size(), 1u);
+  const nlohmann::json& change = r.run["data_changes"][0];
+  EXPECT_EQ(change["from_step"], 4);
+  EXPECT_EQ(change["before"]["content_hash"], before);
+  EXPECT_EQ(change["after"]["content_hash"], after);
+  EXPECT_EQ(r.steps.size(), 8u);
+}

@@ -40,6 +40,10 @@ struct ResumeOptions {
   std::optional<int> logical;
   std::shared_ptr<WorkerGroup> workers;  // several processes continue it together
   bool record = true;  // false: read the run and its checkpoint, write nothing (the other processes)
+  // Go on when the run's own data (a folder or table) is no longer what run.json recorded (other
+  // files, or other contents): run.json then holds the new figures and, in "data_changes", the
+  // step from which they apply and what was read before. Off: such a resume is refused.
+  bool accept_changed_data = false;
 };
 
 }  // namespace mirror

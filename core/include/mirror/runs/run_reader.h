@@ -30,6 +30,10 @@ struct RecordedData {
   std::string content_hash;
 };
 
+// run.json's "data" (`run` the whole run.json): empty figures when it holds none (a built-in
+// dataset, or a run recorded before runs said what they read).
+RecordedData recorded_data(const nlohmann::json& run);
+
 struct RunRecord {
   std::string dir;
   std::string name;               // the directory's name

@@ -31,8 +31,10 @@ class RunWriter : public EventSink {
   // Reopens a recorded run to continue it: run.json goes back to "running" (keeping what it
   // held), and metrics.jsonl gets a {"type":"resumed","global_step":N} line, after which a
   // reader should drop earlier lines with a larger step (they were written after the checkpoint
-  // the run resumes from). Throws ConfigError when `dir` holds no run.json or it is corrupt.
-  static std::unique_ptr<RunWriter> resume(const std::string& dir, int64_t from_step);
+  // the run resumes from). The members of `update` replace run.json's. Throws ConfigError when
+  // `dir` holds no run.json or it is corrupt.
+  static std::unique_ptr<RunWriter> resume(const std::string& dir, int64_t from_step,
+                                           const nlohmann::json& update = nlohmann::json::object());
 
   // The recorded run.json of `dir`; throws ConfigError naming the problem.
   static nlohmann::json read_run_json(const std::string& dir);
