@@ -50,8 +50,9 @@ open=$(grep -v -E ' (127\.[0-9.]+|::1|::ffff:127\.[0-9.]+):[0-9]+$' <<<"$socks")
 if grep -q "Epoch 2/" "$tmp/local.log" && [[ -z $open ]]; then pass; else fail "local run listens beyond loopback: ${open:-no epoch 2}"; fi
 
 # A listener on MASTER_PORT that is not a store: one that talks as soon as it accepts (garbage,
-# the way a greeting server would), an HTTP server (it answers the store's first query), and one
-# that accepts and stays silent. Writes its port to FILE once it listens.
+# the way a greeting server would), one that waits 1.5 s and then sends garbage (built against
+# LibTorch 1.13 the worker aborted with SIGABRT once c10d read it), an HTTP server (it answers the
+# store's first query), and one that accepts and stays silent. Writes its port to FILE once it listens.
 foreign() {
   if [[ $1 == http ]]; then
     exec python3 -u -c 'import http.server as h, os, sys
@@ -68,6 +69,8 @@ def serve(c):
     try:
         while True:
             if sys.argv[1] == 'talks': c.sendall(b'HTTP/1.1 400 Bad Request\r\nContent-Length: 11\r\n\r\nbad request' * 64)
+            if sys.argv[1] == 'waits':  # past the look for a greeting, then bytes that are no store's
+                time.sleep(1.5); c.sendall(b'\xff' * 4096)
             if not c.recv(65536): break
     except OSError:
         pass
@@ -77,7 +80,7 @@ while True:
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 PY
 }
-for kind in talks http silent; do
+for kind in talks waits http silent; do
   rm -f "$tmp/fport"
   foreign "$kind" "$tmp/fport" &
   server=$!

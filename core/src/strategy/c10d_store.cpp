@@ -132,8 +132,12 @@ void exchange(Joining& j, const std::string& addr, const c10d::TCPStoreOptions& 
 
 // A c10d store never sends before it is asked; programs that greet or spray bytes do so as soon
 // as they accept. LibTorch 1.13's client would read such bytes on its watch thread, where the
-// std::bad_alloc of a garbage length ends the process, so they are looked for before it connects.
+// std::bad_alloc or std::length_error of a garbage length ends the process (SIGABRT), so they are
+// looked for before it connects. A program may also wait, then send: so, built against 1.13, the
+// probe also asks a store's question and wants a store's answer. (What passes speaks the store's
+// protocol; only a store written to do harm could still send garbage later.)
 constexpr std::chrono::milliseconds kStoreNeverSpeaksFirst{500};
+constexpr bool kProbeAsksAQuestion = TORCH_VERSION_MAJOR < 2;
 
 // A client of the TCPStore at MASTER_ADDR:MASTER_PORT, with `key` = `value` stored in it. What
 // listens there may not be a store: one that speaks first, answers in another protocol, or never
@@ -144,12 +148,13 @@ c10::intrusive_ptr<c10d::Store> join_store(const WorkerEnv& env, const c10d::TCP
                                            const std::string& prefix, const std::string& key, const Bytes& value) {
   const auto deadline = std::chrono::steady_clock::now() + o.timeout;
   const auto secs = std::chrono::duration_cast<std::chrono::seconds>(o.timeout).count();
-  const StoreProbe probe = probe_store(env.master_addr, env.master_port, deadline, kStoreNeverSpeaksFirst);
+  const StoreProbe probe = probe_store(env.master_addr, env.master_port, deadline, kStoreNeverSpeaksFirst,
+                                       kProbeAsksAQuestion ? fmt::format("{}probe/{}", prefix, env.rank) : "");
   if (probe.outcome == StoreProbe::kUnreachable)
     throw RunError(fmt::format("rank {} could not reach rank 0's store at {}:{} within {} s ({}); start rank 0 and "
                                "check MASTER_ADDR and MASTER_PORT", env.rank, env.master_addr, env.master_port, secs,
                                probe.why));
-  std::string why = "it spoke before being asked";
+  std::string why = probe.outcome == StoreProbe::kWrongAnswer ? probe.why : "it spoke before being asked";
   if (probe.outcome == StoreProbe::kQuiet) {
     auto j = std::make_shared<Joining>();
     std::thread([j, addr = env.master_addr, o, prefix, key, value] { exchange(*j, addr, o, prefix, key, value); }).detach();

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <strings.h>
 #include <memory>
+#include <random>
 #include <thread>
 
 namespace mirror {
@@ -82,6 +83,49 @@ bool speaks_within(int fd, std::chrono::milliseconds wait) {
   char byte = 0;
   return poll(&p, 1, static_cast<int>(wait.count())) == 1 && recv(fd, &byte, 1, MSG_PEEK) == 1;
 }
+
+// Reads exactly `n` bytes from `fd` by `deadline`; false (with `error` saying why) otherwise.
+bool read_by(int fd, char* out, size_t n, std::chrono::steady_clock::time_point deadline, std::string& error) {
+  using namespace std::chrono;
+  size_t got = 0;
+  while (got < n) {
+    const auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) != 1) {
+      error = got == 0 ? "it answered nothing in time" : fmt::format("it answered {} of {} bytes in time", got, n);
+      return false;
+    }
+    const ssize_t r = recv(fd, out + got, n - got, 0);
+    if (r <= 0) {
+      error = r == 0 ? "it closed the connection instead of answering" : std::strerror(errno);
+      return false;
+    }
+    got += static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// LibTorch 1.13's store: query ADD (byte 3), the key (its length as a native size_t, then its
+// bytes), the number to add (a native int64); the answer is the key's new value (a native int64).
+// Empty: it answered so; else what it did instead.
+std::string ask_to_add(int fd, const std::string& key, std::chrono::steady_clock::time_point deadline) {
+  constexpr uint8_t kAdd = 3;
+  std::random_device seed;
+  const int64_t number = static_cast<int64_t>(((uint64_t{seed()} << 32) | seed()) >> 2) + 1;  // a fresh key: 0 + number
+  std::string question(1, static_cast<char>(kAdd));
+  const uint64_t length = key.size();
+  question.append(reinterpret_cast<const char*>(&length), sizeof length).append(key);
+  question.append(reinterpret_cast<const char*>(&number), sizeof number);
+  if (send(fd, question.data(), question.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(question.size()))
+    return fmt::format("it did not take a store's question ({})", std::strerror(errno));
+  int64_t answer = 0;
+  std::string error;
+  if (!read_by(fd, reinterpret_cast<char*>(&answer), sizeof answer, deadline, error))
+    return fmt::format("asked a store's question, {}", error);
+  if (answer != number) return "it answered a store's question in another protocol";
+  if (speaks_within(fd, std::chrono::milliseconds(100))) return "it sent more than a store's answer";
+  return {};
+}
 }  // namespace
 
 RunError store_port_taken(const std::string& master_addr, int port) {
@@ -113,7 +157,7 @@ std::optional<int> bind_store_socket(const std::string& master_addr, int port) {
 }
 
 StoreProbe probe_store(const std::string& host, int port, std::chrono::steady_clock::time_point deadline,
-                       std::chrono::milliseconds listen_for) {
+                       std::chrono::milliseconds listen_for, const std::string& ask_key) {
   using namespace std::chrono;
   StoreProbe probe;
   for (;;) {
@@ -123,6 +167,10 @@ StoreProbe probe_store(const std::string& host, int port, std::chrono::steady_cl
       const int fd = connect_within(*a, std::min(left, milliseconds(1000)), probe.why);
       if (fd < 0) continue;
       probe.outcome = speaks_within(fd, std::min(left, listen_for)) ? StoreProbe::kSpokeFirst : StoreProbe::kQuiet;
+      if (probe.outcome == StoreProbe::kQuiet && !ask_key.empty()) {
+        probe.why = ask_to_add(fd, ask_key, deadline);
+        if (!probe.why.empty()) probe.outcome = StoreProbe::kWrongAnswer;
+      }
       close(fd);
       return probe;
     }

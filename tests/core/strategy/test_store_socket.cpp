@@ -110,6 +110,68 @@ TEST(StoreSocket, QuietListenerIsReachedAndOneThatSpeaksFirstIsNamed) {
   greet.join();
 }
 
+// Accepts one connection, reads a question in LibTorch 1.13's store protocol (ADD: query byte 3, the
+// key's length and bytes, a number), then does `reply` with the number it was asked to add.
+std::thread one_answer(const Listener& l, std::function<void(int fd, int64_t number)> reply) {
+  return std::thread([&l, reply = std::move(reply)] {
+    const int c = accept(l.fd, nullptr, nullptr);
+    uint8_t query = 0;
+    uint64_t length = 0;
+    int64_t number = 0;
+    EXPECT_EQ(recv(c, &query, 1, MSG_WAITALL), 1);
+    EXPECT_EQ(query, 3);
+    EXPECT_EQ(recv(c, &length, sizeof length, MSG_WAITALL), 8);
+    std::string key(length, '\0');
+    EXPECT_EQ(recv(c, key.data(), length, MSG_WAITALL), static_cast<ssize_t>(length));
+    EXPECT_EQ(key, "mirror/0/probe/1");
+    EXPECT_EQ(recv(c, &number, sizeof number, MSG_WAITALL), 8);
+    reply(c, number);
+    char byte;
+    (void)!read(c, &byte, 1);  // until the probe closes
+    close(c);
+  });
+}
+
+TEST(StoreSocket, AProbeThatAsksWantsAStoresAnswerAndNothingMore) {
+  const auto deadline = std::chrono::steady_clock::now() + kSoon;
+  const auto quick = std::chrono::milliseconds(50);
+  Listener store;
+  std::thread answers = one_answer(store, [](int c, int64_t number) { (void)!write(c, &number, sizeof number); });
+  const StoreProbe fine = probe_store("127.0.0.1", store.port, deadline, quick, "mirror/0/probe/1");
+  answers.join();
+  EXPECT_EQ(fine.outcome, StoreProbe::kQuiet) << fine.why;
+
+  // Waits past the look for a greeting, then sends bytes of another protocol: what aborted a
+  // worker built against LibTorch 1.13 once c10d's watch thread read them.
+  Listener late;
+  std::thread garbage = one_answer(late, [quick](int c, int64_t) {
+    std::this_thread::sleep_for(4 * quick);
+    (void)!write(c, "HTTP/1.1 400 Bad Request\r\n", 26);
+  });
+  const StoreProbe wrong = probe_store("127.0.0.1", late.port, deadline, quick, "mirror/0/probe/1");
+  garbage.join();
+  EXPECT_EQ(wrong.outcome, StoreProbe::kWrongAnswer);
+  EXPECT_EQ(wrong.why, "it answered a store's question in another protocol");
+
+  Listener chatty;
+  std::thread more = one_answer(chatty, [](int c, int64_t number) {
+    (void)!write(c, &number, sizeof number);
+    (void)!write(c, "and more", 8);
+  });
+  const StoreProbe extra = probe_store("127.0.0.1", chatty.port, deadline, quick, "mirror/0/probe/1");
+  more.join();
+  EXPECT_EQ(extra.outcome, StoreProbe::kWrongAnswer);
+  EXPECT_EQ(extra.why, "it sent more than a store's answer");
+
+  Listener mute;  // accepts, reads the question and never answers: the probe gives up at the deadline
+  std::thread silent = one_answer(mute, [](int, int64_t) {});
+  const auto soon = std::chrono::steady_clock::now() + 4 * quick;
+  const StoreProbe none = probe_store("127.0.0.1", mute.port, soon, quick, "mirror/0/probe/1");
+  silent.join();
+  EXPECT_EQ(none.outcome, StoreProbe::kWrongAnswer);
+  EXPECT_NE(none.why.find("answered nothing in time"), std::string::npos) << none.why;
+}
+
 TEST(StoreSocket, NothingListeningIsUnreachableWithTheReason) {
   int port = 0;
   {

@@ -25,14 +25,21 @@ std::optional<int> bind_store_socket(const std::string& master_addr, int port);
 
 // What answers at `host`:`port`, tried every 100 ms until `deadline`. Once a TCP connection is
 // accepted, waits `listen_for` (at most until `deadline`) for the peer to send first, which a c10d
-// store never does and a program that greets or sprays bytes does at once; then closes the
-// connection (c10d's store and torchrun's drop such a client and carry on).
+// store never does and a program that greets or sprays bytes does at once. With `ask_key` set, a
+// quiet peer is then asked a question in LibTorch 1.13's store protocol (add a random number to
+// `ask_key`, a key of its own) and must answer with that number, and nothing more, by `deadline`:
+// a program that waits, then sends bytes of another protocol, fails here rather than on c10d's
+// watch thread (where LibTorch 1.13 aborts the process). PyTorch 2.x's store expects another
+// first message; its client checks the protocol itself. Then closes the connection (c10d's store
+// and torchrun's drop such a client and carry on).
 struct StoreProbe {
-  enum Outcome { kQuiet, kSpokeFirst, kUnreachable } outcome = kUnreachable;
-  std::string why;  // kUnreachable: why the last try failed ("Connection refused", an unknown host)
+  enum Outcome { kQuiet, kSpokeFirst, kWrongAnswer, kUnreachable } outcome = kUnreachable;
+  // kUnreachable: why the last try failed ("Connection refused", an unknown host); kWrongAnswer:
+  // what came back instead of the answer.
+  std::string why;
 };
 StoreProbe probe_store(const std::string& host, int port, std::chrono::steady_clock::time_point deadline,
-                       std::chrono::milliseconds listen_for);
+                       std::chrono::milliseconds listen_for, const std::string& ask_key = {});
 
 // The errors of rank 0's store, one wording whether LibTorch or bind_store_socket found them:
 // another process holds the port; the store cannot listen there for reason `why`.
