@@ -5,13 +5,13 @@
 # (10 s for one input) or input that needs more than 2 GiB. What a failure leaves is in
 # build-fuzz/artifacts/, to rerun as: build-fuzz/fuzz_TARGET build-fuzz/artifacts/FILE
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   targets: npy pickle model_json reuters_sgml table_csv text_vectorization image npz idx tensorboard run_reader checkpoint json
+#   targets: npy pickle model_json reuters_sgml table_csv text_vectorization image npz idx tensorboard run_reader checkpoint json config lesson
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-all=(npy pickle model_json reuters_sgml table_csv text_vectorization image npz idx tensorboard run_reader checkpoint json)
+all=(npy pickle model_json reuters_sgml table_csv text_vectorization image npz idx tensorboard run_reader checkpoint json config lesson)
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all[@]}")
 build=build-fuzz
 
@@ -67,6 +67,18 @@ for reader in range(7):
         put("json", f"{reader}-object-{depth}", bytes([reader]) + b'{"a":' * depth + b"1" + b"}" * depth)
     for i, doc in enumerate(real):
         put("json", f"{reader}-real-{i}", bytes([reader]) + doc)
+# Lessons: the built-in ones. Configs (fuzz_config.cpp): an even first byte reads a config file
+# (tests/fuzz/corpus/config holds one as a run records it), an odd one settings by name over a
+# preset: each lesson run's "set" and sweep axes as people type them.
+import json
+for lesson in glob.glob("resources/lessons/*.json"):
+    text = open(lesson, "rb").read()
+    put("lesson", os.path.basename(lesson), text)
+    for i, run in enumerate(json.loads(text).get("runs", [])):
+        put("config", f"set-{os.path.basename(lesson)}-{i}", bytes([1 + 2 * i]) + json.dumps(run.get("set", {})).encode())
+for i, axis in enumerate(("lr=0.01,0.1", "batch=32 64", "logical=1,2,4", "optimizer=adam,sgd", "link=10gbe",
+                          "optimizer.beta1=0.5", "dataset.noise=0.1", "lr_schedule.name=cosine")):
+    put("config", f"axis-{i}", bytes([2 * i + 1]) + axis.encode())
 for sgm in glob.glob("tests/fixtures/reuters_sgml/*.sgm"):
     put("reuters_sgml", os.path.basename(sgm), open(sgm, "rb").read())
 # IDX: images (N, rows, cols) and labels (N), plain and gzip-compressed.

@@ -1,8 +1,7 @@
 // libFuzzer target: JSON text, nested or not, through the one JSON entry point (json_file.h) and
 // each reader that takes it: a model file, a run's run.json, meta.json and metrics.jsonl, its
 // evaluations.jsonl, and the entry point alone with the limits of a config file and a lesson
-// (their readers need the presets, the dataset registry and the communicators: not in this
-// project). The first byte picks the reader, the rest is the text. A refusal (ConfigError,
+// (their readers have targets of their own: fuzz_config, fuzz_lesson). The first byte picks the reader, the rest is the text. A refusal (ConfigError,
 // DataError) is fine; anything else escaping, a crash (120 KB of '[' was a stack overflow), a
 // leak, a hang, or a tree deeper than the limit or than json_nesting_depth said is a bug.
 #include <nlohmann/json.hpp>

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+
 #include "mirror/strategy/barrier.h"
 #include "mirror/strategy/gpu.h"
 #include "mirror/util/error.h"
@@ -255,7 +257,9 @@ void CommunicatorRegistry::add(CommunicatorBackend backend) {
 
 void CommunicatorRegistry::remove(const std::string& name) {
   std::lock_guard lock(mutex_);
-  std::erase_if(backends_, [&](const CommunicatorBackend& b) { return b.name == name; });
+  // erase-remove rather than std::erase_if: the fuzz project builds this file as C++17.
+  backends_.erase(std::remove_if(backends_.begin(), backends_.end(), [&](const CommunicatorBackend& b) { return b.name == name; }),
+                  backends_.end());
 }
 
 std::optional<CommunicatorBackend> CommunicatorRegistry::find(const std::string& name) const {

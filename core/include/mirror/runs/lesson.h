@@ -51,6 +51,9 @@ struct Lesson {
 // exists, its settings apply), so a broken file is refused when opened, not halfway through a
 // class. Throws ConfigError naming `source`, the run and the problem.
 Lesson lesson_from_json(const nlohmann::json& j, const std::string& name, const std::string& source);
+// A lesson run's config: its preset with its settings, then `extra` settings over them (the
+// lesson's if_missing ones), checked. Throws ConfigError as with_settings does.
+TrainConfig lesson_run_config(const LessonRun& run, const nlohmann::json& extra = nlohmann::json::object());
 // Reads a lesson file. Throws ConfigError (unreadable, not JSON, or as lesson_from_json).
 Lesson read_lesson_file(const std::string& path);
 

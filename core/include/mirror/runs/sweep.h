@@ -14,29 +14,11 @@
 
 #include "mirror/runs/run_plan.h"
 #include "mirror/train/config.h"
+#include "mirror/train/settings.h"  // SweepAxis, parse_sweep_axis, with_settings
 
 namespace mirror {
 
 class Dataset;
-
-// One axis of a grid: a config key (as to_json(TrainConfig) spells it, dotted: "optimizer.learning_rate")
-// and its values. `name` is what the person wrote ("lr"), used in labels.
-struct SweepAxis {
-  std::string name;
-  std::string key;
-  std::vector<nlohmann::json> values;
-};
-
-// Parses "KEY=V1,V2,..." (values separated by commas, spaces or both: "lr=0.01 0.1"). KEY is a dotted key of `base`'s config (as to_json writes it:
-// "optimizer.beta1" exists for Adam-family optimizers only) or one of the short names lr, batch,
-// logical, epochs, optimizer, momentum, seed. Values are numbers, true/false or words, of the
-// key's type. Throws ConfigError for a malformed spec, an unknown key or an empty value list.
-SweepAxis parse_sweep_axis(const std::string& spec, const TrainConfig& base = TrainConfig{});
-
-// `base` with some settings changed: {"logical": 2, "optimizer.learning_rate": 0.04}, each named
-// as a sweep axis is (a short name or a dotted key) with a value of the setting's type. Throws
-// ConfigError naming the first unknown setting or wrong value, or what makes the result invalid.
-TrainConfig with_settings(const TrainConfig& base, const nlohmann::json& settings);
 
 struct SweepPoint {
   TrainConfig config;
