@@ -54,6 +54,7 @@ int run_trace(const std::string& run_arg, const std::string& root, const std::st
   follower.finish();
   RunRecord record = follower.record();
   int64_t skipped = 0, first = 0, last = 0;  // first..last: the steps it has timelines of
+  std::string file_problem;
   for_each_json_line(
       timeline_file.string(), kMetricsLineJson,
       [&](int64_t, nlohmann::json line) {
@@ -66,7 +67,12 @@ int run_trace(const std::string& run_arg, const std::string& root, const std::st
           ++skipped;
         }
       },
-      [&](int64_t, const std::string&) { ++skipped; });
+      [&](int64_t line, const std::string& why) {
+        if (line == 0) file_problem = why;  // not a regular file, or too large: not read
+        else ++skipped;
+      });
+  if (!file_problem.empty())
+    return config_error(ConfigError(fmt::format("{}: {}: {}", dir, kTimelineFile, file_problem)));
   if (skipped > 0)
     fmt::print(stderr, "mirrortrain: warning: {} lines of {} were not timelines and were skipped\n", skipped,
                kTimelineFile);

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <utility>
 
 #include "mirror/data/keras_text.h"
 #include "mirror/util/error.h"
+#include "mirror/util/untrusted_file.h"
 
 #ifdef MIRROR_WITH_DOWNLOADS
 #include <openssl/evp.h>
@@ -222,13 +222,11 @@ std::string ContentHash::hex() { return {}; }
 
 ContentHash::~ContentHash() = default;
 
-std::string content_hash_of_files(const std::vector<std::string>& files, const std::string& base_dir) {
+std::string content_hash_of_files(const std::vector<std::string>& files, const std::string& base_dir,
+                                  uint64_t max_file_bytes) {
   ContentHash hash;
   for (const std::string& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw DataError(fmt::format("{}: cannot read", file));
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) throw DataError(fmt::format("{}: cannot read", file));
+    const std::string bytes = read_untrusted_file(file, max_file_bytes);
     hash.add_file(fs::path(file).lexically_relative(base_dir).generic_string(), bytes.data(), bytes.size());
   }
   return hash.hex();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mirror/util/error.h"
+#include "mirror/util/untrusted_file.h"
 
 namespace mirror {
 
@@ -49,6 +50,9 @@ struct GzFile {
 
 torch::Tensor read_idx_ubyte(const std::string& path) {
   if (!std::filesystem::exists(path)) throw DataError(fmt::format("{}: no such file", path));
+  // zlib opens the path itself: a FIFO or a device is refused before it does.
+  if (const UntrustedFile f(path, kMaxRecordFileBytes); !f.ok())
+    throw DataError(fmt::format("{} {}: not read as an IDX file", path, f.problem()));
   GzFile file(path);
   if (!file.f) throw DataError(fmt::format("{}: cannot open for reading", path));
   unsigned char magic[4];

@@ -25,6 +25,8 @@
 #include "mirror/data/load_progress.h"
 #include "mirror/util/error.h"
 #include "mirror/util/threads.h"
+#include "mirror/util/untrusted_file.h"
+#include "mirror/util/untrusted_text.h"
 
 namespace mirror {
 
@@ -49,13 +51,8 @@ int64_t side_of(int64_t requested, const char* what) {
   return requested;
 }
 
-std::string read_image_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(fmt::format("{}: cannot open the file", path));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw DataError(fmt::format("{}: cannot read the file", path));
-  return bytes;
-}
+// A FIFO, a link to a device or a sparse file of gigabytes is refused before a byte is read.
+std::string read_image_file(const std::string& path) { return read_untrusted_file(path, kMaxImageFileBytes); }
 
 std::string gib_text(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
 
@@ -82,7 +79,7 @@ void decode_all(const DirectoryIndex& index, const std::vector<DecodeJob>& jobs,
       try {
         const std::string& path = index.files[jobs[j].file];
         const std::string bytes = read_image_file(path);
-        const DecodedImage image = decode_image(bytes.data(), bytes.size(), channels, path);
+        const DecodedImage image = decode_image(bytes.data(), bytes.size(), channels, terminal_text(path));
         const CropWindow window = crop ? keras_crop_window(image.height, image.width, height, width)
                                        : CropWindow{0, 0, image.height, image.width};
         resize_bilinear_u8(image, window, height, width, jobs[j].out);
@@ -204,7 +201,7 @@ std::shared_ptr<const Dataset> load_image_folder(const DatasetOptions& o) {
   info.num_classes = static_cast<int64_t>(index.class_names.size());
   info.class_names = index.class_names;
   info.file_count = n;
-  info.content_hash = content_hash_of_files(index.files, dir);  // a second read, from the page cache
+  info.content_hash = content_hash_of_files(index.files, dir, kMaxImageFileBytes);  // a second read, from the page cache
   return std::make_shared<const Dataset>(std::move(info), std::move(x_train), torch::tensor(y_train, torch::kInt64),
                                          std::move(x_val), torch::tensor(y_val, torch::kInt64));
 }

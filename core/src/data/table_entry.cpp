@@ -3,7 +3,6 @@
 #include <torch/torch.h>
 
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "mirror/data/dataset.h"
@@ -12,6 +11,8 @@
 #include "mirror/data/keras_datasets.h"
 #include "mirror/data/table_csv.h"
 #include "mirror/util/error.h"
+#include "mirror/util/untrusted_file.h"
+#include "mirror/util/untrusted_text.h"
 
 namespace mirror {
 
@@ -31,16 +32,12 @@ std::string table_file_missing(const DatasetOptions& o) {
 std::string read_table_file(const std::string& path) {
   if (const std::string why = table_file_missing(DatasetOptions{.data_dir = path}); !why.empty())
     throw DataError(fmt::format("table: {}", why));
-  std::error_code ec;
-  const uintmax_t size = fs::file_size(path, ec);
-  if (ec) throw DataError(fmt::format("{}: cannot read: {}", path, ec.message()));
-  if (size > kMaxTableBytes)
+  UntrustedFile f(path, kMaxTableBytes);  // a FIFO or a device is refused unread
+  if (f.too_large())
     throw DataError(fmt::format("{}: {:.1f} GiB is larger than the {} GiB a table may be (it is read into memory whole)",
-                                path, static_cast<double>(size) / (1 << 30), kMaxTableBytes >> 30));
-  std::ifstream in(path, std::ios::binary);
-  std::string text(static_cast<size_t>(size), '\0');
-  if (!in || !in.read(text.data(), static_cast<std::streamsize>(size)))
-    throw DataError(fmt::format("{}: cannot read", path));
+                                path, static_cast<double>(f.size()) / (1 << 30), kMaxTableBytes >> 30));
+  std::string text = f.read_all();
+  if (!f.ok()) throw DataError(fmt::format("table: {} {}", terminal_text(path), f.problem()));
   return text;
 }
 

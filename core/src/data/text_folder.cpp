@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <string_view>
 
@@ -17,6 +16,7 @@
 #include "mirror/data/load_progress.h"
 #include "mirror/data/text_vectorization.h"
 #include "mirror/util/error.h"
+#include "mirror/util/untrusted_file.h"
 #include "mirror/util/untrusted_text.h"
 
 namespace mirror {
@@ -38,19 +38,13 @@ std::string line_and_column(const std::string& text, size_t offset) {
 // The bytes of one text file, checked: at most kMaxTextFileBytes, UTF-8. `shown`: the file as
 // messages name it.
 std::string read_text_file(const std::string& path, const std::string& shown) {
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (ec) throw DataError(fmt::format("texts: cannot read {}: {}", shown, ec.message()));
-  if (size > static_cast<uintmax_t>(kMaxTextFileBytes))
+  UntrustedFile f(path, kMaxTextFileBytes);  // a FIFO or a device is refused unread
+  if (f.too_large())
     throw DataError(fmt::format("texts: {} holds {:.1f} MiB; a text file may hold at most {} MiB (split it into "
                                 "several files, or move it out of the folder)",
-                                shown, static_cast<double>(size) / (1 << 20), kMaxTextFileBytes >> 20));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(fmt::format("texts: cannot open {}", shown));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw DataError(fmt::format("texts: cannot read {}", shown));
-  if (static_cast<int64_t>(bytes.size()) > kMaxTextFileBytes)  // grew while being read
-    throw DataError(fmt::format("texts: {} holds more than {} MiB", shown, kMaxTextFileBytes >> 20));
+                                shown, static_cast<double>(f.size()) / (1 << 20), kMaxTextFileBytes >> 20));
+  std::string bytes = f.read_all();
+  if (!f.ok()) throw DataError(fmt::format("texts: {} {}", shown, f.problem()));
   if (const auto bad = first_invalid_utf8(bytes))
     throw DataError(fmt::format("texts: {} is not UTF-8 text: byte 0x{:02X} at offset {} ({}) is not part of a "
                                 "UTF-8 character; save the file as UTF-8",
@@ -128,7 +122,7 @@ std::shared_ptr<const Dataset> load_text_folder(const TextFolderOptions& o) {
   info.class_names = index.class_names;
   info.vocabulary = std::make_shared<const std::vector<std::string>>(vectorizer.vocabulary());
   info.file_count = n;
-  info.content_hash = content_hash_of_files(index.files, o.dir);
+  info.content_hash = content_hash_of_files(index.files, o.dir, kMaxTextFileBytes);
 
   auto [x_train, y_train] = vectorize(vectorizer, texts, index.labels, split.train, length);
   auto [x_val, y_val] = vectorize(vectorizer, texts, index.labels, split.validation, length);

@@ -13,6 +13,8 @@
 
 #include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
+#include "mirror/util/untrusted_file.h"
+#include "mirror/util/untrusted_text.h"
 
 namespace fs = std::filesystem;
 
@@ -208,8 +210,18 @@ Checkpoint read_fields(torch::serialize::InputArchive& a, const std::string& pat
 }
 }  // namespace
 
+namespace {
+// A checkpoint larger than this is refused unread: the weights and optimizer slots of a model far
+// larger than the workbench trains.
+constexpr uint64_t kMaxCheckpointBytes = uint64_t{16} << 30;
+}  // namespace
+
 Checkpoint read_checkpoint(const std::string& path) {
   if (!fs::exists(path)) throw DataError(fmt::format("{}: no such checkpoint", path));
+  // LibTorch opens the path itself: what is there is checked first (a FIFO would block it, a link
+  // to /dev/zero feed it without end).
+  if (const UntrustedFile f(path, kMaxCheckpointBytes); !f.ok())
+    throw DataError(fmt::format("{} {}: not read as a checkpoint", terminal_text(path), f.problem()));
   try {
     torch::serialize::InputArchive a;
     a.load_from(path);

@@ -120,7 +120,8 @@ std::vector<Evaluation> read_evaluations(const std::string& dir, std::vector<std
   const std::string path = (std::filesystem::path(dir) / kEvaluationsFile).string();
   std::map<int, Evaluation> by_epoch;
   const auto skipped = [&](int64_t line, const std::string& why) {
-    if (warnings) warnings->push_back(fmt::format("{} line {} skipped: {}", path, line, why));
+    if (warnings && line == 0) warnings->push_back(fmt::format("{} skipped: {}", path, why));
+    else if (warnings) warnings->push_back(fmt::format("{} line {} skipped: {}", path, line, why));
   };
   for_each_json_line(path, kEvaluationLineJson, [&](int64_t line, const nlohmann::json& j) {
     if (json_string(j, "type") == "resumed") {

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -21,8 +20,10 @@
 #include "mirror/util/home.h"
 #include "mirror/util/json_fields.h"
 #include "mirror/util/json_file.h"
+#include "mirror/util/untrusted_file.h"
 #include "mirror/util/untrusted_text.h"
 #include "mirror/util/words.h"
+#include "tailed_lines.h"
 
 namespace fs = std::filesystem;
 
@@ -118,43 +119,6 @@ std::filesystem::file_time_type mtime(const fs::path& p) {
 }
 }  // namespace
 
-namespace {
-// Reads `file` from `offset` to `size`, handing each complete line to `apply`; a line still being
-// written waits in `pending`. In pieces, so that a stranger's file with a line of gigabytes is
-// never held whole: a line longer than a metrics line may be is dropped (and counted in `skipped`)
-// as it is read, `dropping` saying that the rest of it is still to come.
-template <typename Apply>
-void read_new_lines(std::ifstream& file, std::uintmax_t size, std::uintmax_t& offset, std::string& pending,
-                    bool& dropping, int64_t& skipped, Apply apply) {
-  constexpr std::uintmax_t kPiece = 4 * 1024 * 1024;
-  file.seekg(static_cast<std::streamoff>(offset));
-  std::string piece;
-  while (offset < size && file) {
-    piece.resize(static_cast<size_t>(std::min(kPiece, size - offset)));
-    file.read(piece.data(), static_cast<std::streamsize>(piece.size()));
-    piece.resize(static_cast<size_t>(file.gcount()));
-    if (piece.empty()) break;
-    offset += piece.size();
-    size_t begin = 0;
-    if (dropping) {
-      const size_t nl = piece.find('\n');
-      if (nl == std::string::npos) continue;
-      dropping = false;
-      begin = nl + 1;
-    }
-    pending.append(piece, begin);
-    begin = 0;
-    for (size_t nl; (nl = pending.find('\n', begin)) != std::string::npos; begin = nl + 1)
-      apply(pending.substr(begin, nl - begin));
-    pending.erase(0, begin);
-    if (pending.size() > kMetricsLineJson.max_bytes) {
-      pending.clear();
-      dropping = true;
-      ++skipped;
-    }
-  }
-}
-}  // namespace
 
 RunFollower::RunFollower(std::string dir, bool timelines) : follow_timelines_(timelines) {
   record_.dir = std::move(dir);
@@ -200,11 +164,12 @@ bool RunFollower::poll() {
     changed = true;
   }
   if (!meta_warning_.empty()) base_warnings_.push_back(meta_warning_);
-  std::ifstream metrics(dir / "metrics.jsonl", std::ios::binary);
-  have_metrics_ = static_cast<bool>(metrics);
-  if (metrics) {
-    metrics.seekg(0, std::ios::end);
-    const auto size = static_cast<std::uintmax_t>(metrics.tellg());
+  // A stranger's run folder may hold a FIFO or a link to a device here: refused without waiting.
+  UntrustedFile metrics((dir / "metrics.jsonl").string(), kMaxRecordFileBytes);
+  have_metrics_ = !metrics.missing();
+  metrics_problem_ = have_metrics_ && !metrics.ok() ? "metrics.jsonl " + metrics.problem() + ": its steps are not read" : "";
+  if (metrics.ok()) {
+    const std::uintmax_t size = metrics.size();
     if (size < offset_) {  // replaced by a shorter file: start over
       offset_ = 0;
       pending_.clear();
@@ -219,10 +184,12 @@ bool RunFollower::poll() {
     }
   }
   if (follow_timelines_) {
-    std::ifstream timeline(dir / kTimelineFile, std::ios::binary);  // none: an older run, or no step yet
-    if (timeline) {
-      timeline.seekg(0, std::ios::end);
-      const auto size = static_cast<std::uintmax_t>(timeline.tellg());
+    UntrustedFile timeline((dir / kTimelineFile).string(), kMaxRecordFileBytes);  // none: an older run, or no step yet
+    timeline_file_problem_ = !timeline.missing() && !timeline.ok()
+                                 ? fmt::format("{} {}: its step timelines are not read", kTimelineFile, timeline.problem())
+                                 : "";
+    if (timeline.ok()) {
+      const std::uintmax_t size = timeline.size();
       if (size < timeline_offset_) {  // replaced by a shorter file: start over
         timeline_offset_ = 0;
         timeline_pending_.clear();
@@ -242,7 +209,7 @@ bool RunFollower::poll() {
   return changed;
 }
 
-void RunFollower::read_lines(std::ifstream& metrics, std::uintmax_t size) {
+void RunFollower::read_lines(UntrustedFile& metrics, std::uintmax_t size) {
   read_new_lines(metrics, size, offset_, pending_, dropping_line_, skipped_,
                  [this](const std::string& line) { apply_line(line); });
 }
@@ -404,6 +371,8 @@ void RunFollower::derive() {
     }
   }
   if (!have_metrics_) r.warnings.push_back("no metrics.jsonl");
+  if (!metrics_problem_.empty()) r.warnings.push_back(metrics_problem_);
+  if (!timeline_file_problem_.empty()) r.warnings.push_back(timeline_file_problem_);
   if (skipped_ > 0)
     r.warnings.push_back(fmt::format("{} of metrics.jsonl skipped (a write cut short?)", counted(skipped_, "malformed line")));
   if (timeline_skipped_ > 0)

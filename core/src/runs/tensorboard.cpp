@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "mirror/util/error.h"
+#include "mirror/util/untrusted_file.h"
 #include "util/protobuf_wire.h"
 
 namespace mirror {
@@ -201,9 +202,7 @@ std::string tensorboard_tensor_record(double wall_time, int64_t step, const std:
 }
 
 std::vector<ScalarPoint> read_tensorboard_scalars(const std::string& path, std::string* warning) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(fmt::format("{}: cannot read", path));
-  const std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string s = read_untrusted_file(path, kMaxRecordFileBytes);
   std::vector<ScalarPoint> out;
   size_t pos = 0;
   auto warn = [&](const std::string& w) {

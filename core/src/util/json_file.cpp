@@ -1,17 +1,13 @@
 #include "mirror/util/json_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <memory>
 
 #include "mirror/util/error.h"
+#include "mirror/util/untrusted_file.h"
+#include "mirror/util/untrusted_text.h"
 
 namespace mirror {
 
@@ -28,50 +24,21 @@ std::string with_thousands(int64_t n) {
   return digits;
 }
 
-// A size in the unit a person reads it in: "512 bytes", "64 KiB", "12.3 MiB".
-std::string readable_size(uint64_t bytes) {
-  if (bytes < kKiB) return fmt::format("{} bytes", bytes);
-  const bool kib = bytes < kMiB;
-  const uint64_t unit = kib ? kKiB : kMiB;
-  const char* name = kib ? "KiB" : "MiB";
-  if (bytes % unit == 0) return fmt::format("{} {}", bytes / unit, name);
-  return fmt::format("{:.1f} {}", static_cast<double>(bytes) / static_cast<double>(unit), name);
-}
-
 [[noreturn]] void refuse_size(const JsonLimits& limits, const std::string& what, uint64_t size) {
   refuse(limits, fmt::format("{} is {}; {} is at most {}", what, readable_size(size), limits.kind,
                              readable_size(limits.max_bytes)));
 }
 
-// Closes a POSIX file descriptor at scope end.
-struct Fd {
-  int fd;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-// The whole file, refused unread when it is larger than the limits allow.
+// The whole file, refused unread when it is larger than the limits allow or not a regular file
+// (a FIFO, a device: untrusted_file.h).
 std::string read_bounded(const std::string& path, const JsonLimits& limits) {
-  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) refuse(limits, fmt::format("cannot open {} ({})", path, std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0) refuse(limits, fmt::format("cannot read {} ({})", path, std::strerror(errno)));
-  if (S_ISDIR(st.st_mode)) refuse(limits, fmt::format("{} is a directory, not {}", path, limits.kind));
-  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > limits.max_bytes)
-    refuse_size(limits, path, static_cast<uint64_t>(st.st_size));
-  std::string text;
-  char buffer[16 * 1024];
-  for (;;) {
-    const ssize_t n = ::read(f.fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) refuse(limits, fmt::format("cannot read {} ({})", path, std::strerror(errno)));
-    if (n == 0) return text;
-    text.append(buffer, static_cast<size_t>(n));
-    if (text.size() > limits.max_bytes)  // grew while read, or not a regular file (a pipe)
-      refuse(limits, fmt::format("{} is larger than {} may be (at most {})", path, limits.kind,
-                                 readable_size(limits.max_bytes)));
-  }
+  UntrustedFile f(path, limits.max_bytes);
+  const std::string shown = terminal_text(path);  // a line feed in a name cannot forge a line
+  if (f.too_large()) refuse_size(limits, shown, f.size());
+  if (f.folder()) refuse(limits, fmt::format("{} is a directory, not {}", shown, limits.kind));
+  std::string text = f.read_all();
+  if (!f.ok()) refuse(limits, fmt::format("{} {}", shown, f.problem()));
+  return text;
 }
 }  // namespace
 
@@ -121,8 +88,9 @@ nlohmann::json parse_json_file(const std::string& path, const JsonLimits& limits
 void for_each_json_line(const std::string& path, const JsonLimits& limits,
                         const std::function<void(int64_t line, nlohmann::json value)>& each,
                         const std::function<void(int64_t line, const std::string& reason)>& refused) {
-  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) return;
+  UntrustedFile f(path, kMaxRecordFileBytes);
+  if (f.missing()) return;
+  if (!f.ok()) return refused(0, fmt::format("the file {}", f.problem()));
   std::string line;
   bool too_long = false;  // the current line passed the limit: the rest of it is dropped unread
   int64_t number = 0;
@@ -145,12 +113,11 @@ void for_each_json_line(const std::string& path, const JsonLimits& limits,
     line.clear();
     too_long = false;
   };
-  char buffer[16 * 1024];
-  for (;;) {
-    const ssize_t n = ::read(f.fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    for (std::string_view chunk(buffer, static_cast<size_t>(n)); !chunk.empty();) {
+  for (uint64_t offset = 0; offset < f.size();) {
+    const std::string buffer = f.read(offset, 1024 * 1024);
+    if (buffer.empty()) break;  // a read error or a file cut since: it ends here
+    offset += buffer.size();
+    for (std::string_view chunk(buffer); !chunk.empty();) {
       const size_t nl = chunk.find('\n');
       const std::string_view piece = chunk.substr(0, nl);
       if (!too_long) line.append(piece);

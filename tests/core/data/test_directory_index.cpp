@@ -154,7 +154,7 @@ TEST(ContentHash, DependsOnNamesAndBytesNotOnWhereTheFolderIs) {
     write_file(d->path() / "a/2.png", "second");
   }
   const auto hash = [](const TempDir& d) {
-    return content_hash_of_files({d / "a/1.png", d / "a/2.png"}, d.str());
+    return content_hash_of_files({d / "a/1.png", d / "a/2.png"}, d.str(), uint64_t{1} << 20);
   };
 #ifdef MIRROR_WITH_DOWNLOADS
   EXPECT_EQ(hash(one).size(), 64u);

@@ -74,9 +74,11 @@ KerasSplit keras_split(int64_t n, uint64_t seed, double validation_split);
 // SHA-256 (hex) over the files in the given order: for each, its path relative to `base_dir`,
 // a NUL byte, its size as 8 little-endian bytes, then its bytes. So two folders with the same
 // files under the same names hash alike wherever they lie. Empty when this build has no SHA-256
-// (configured with MIRROR_WITH_DOWNLOADS=OFF, which drops OpenSSL). Throws DataError naming a file
-// that cannot be read. Thread-safe.
-std::string content_hash_of_files(const std::vector<std::string>& files, const std::string& base_dir);
+// (configured with MIRROR_WITH_DOWNLOADS=OFF, which drops OpenSSL). Each file is opened as
+// untrusted_file.h opens one. Throws DataError naming a file that cannot be read, is not a regular
+// file or is larger than `max_file_bytes`. Thread-safe.
+std::string content_hash_of_files(const std::vector<std::string>& files, const std::string& base_dir,
+                                  uint64_t max_file_bytes);
 
 // The same hash built file by file, for a loader that reads each file's bytes anyway:
 // add_file(relative name, bytes) in order, then hex(). hex() of `files` added in order equals

@@ -15,6 +15,8 @@ namespace mirror {
 // in all (a 60,000 x 60,000 header is refused before allocating its 10 GiB).
 inline constexpr int64_t kMaxImageSide = 32768;
 inline constexpr int64_t kMaxImagePixels = int64_t{1} << 26;  // 67 million (8192 x 8192): 256 MiB as RGBA
+// An image file larger than this is refused unread: twice an uncompressed BMP of the largest image.
+inline constexpr uint64_t kMaxImageFileBytes = uint64_t{512} << 20;
 
 // Pixels as 8-bit values, row after row, `channels` values per pixel (height x width x channels).
 struct DecodedImage {

@@ -14,6 +14,8 @@
 
 namespace mirror {
 
+class UntrustedFile;
+
 // What the person wrote about a run (meta.json, kept apart from run.json so that a process still
 // writing the run never overwrites it).
 struct RunMeta {
@@ -107,7 +109,7 @@ class RunFollower {
   void apply_timeline_line(const std::string& line);
   void derive();
   // Reads metrics.jsonl from offset_ to `size`, applying each complete line.
-  void read_lines(std::ifstream& metrics, std::uintmax_t size);
+  void read_lines(UntrustedFile& metrics, std::uintmax_t size);
 
   RunRecord record_;
   std::vector<std::string> base_warnings_;
@@ -120,6 +122,8 @@ class RunFollower {
   double final_seconds_ = 0;
   double wall_offset_ = 0;  // wall time recorded before the latest resume
   bool have_metrics_ = false;
+  std::string metrics_problem_;        // metrics.jsonl is there but not read: what it is
+  std::string timeline_file_problem_;  // the same for timeline.jsonl
   // timeline.jsonl, read like metrics.jsonl
   bool follow_timelines_ = true;
   std::uintmax_t timeline_offset_ = 0;

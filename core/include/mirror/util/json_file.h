@@ -70,7 +70,10 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& what, c
 // For each line of the .jsonl file `path` that is not empty, in order: `each(line_number, value)`
 // for a line within `limits` that parses, else `refused(line_number, reason)`, the reason a
 // sentence about "the line" ("the line is nested 300 levels deep; ..."). A line longer than
-// `limits.max_bytes` is skipped without being held in memory whole. Missing file: no calls.
+// `limits.max_bytes` is skipped without being held in memory whole. Missing file: no calls. A
+// file that is not a regular one (a FIFO, a device) or is over kMaxRecordFileBytes is not read:
+// one call `refused(0, reason)`, the reason a sentence about "the file" (kMaxRecordFileBytes:
+// untrusted_file.h).
 // Exceptions from `each` and `refused` propagate; a read error ends the file as if it were cut.
 void for_each_json_line(const std::string& path, const JsonLimits& limits,
                         const std::function<void(int64_t line, nlohmann::json value)>& each,
