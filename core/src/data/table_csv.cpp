@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 
@@ -141,7 +142,11 @@ bool parse_number(std::string_view s, bool decimal_comma, double& out) {
   }
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out, std::chars_format::general);
   if (ec == std::errc::result_out_of_range) {
-    out = std::numeric_limits<double>::infinity();  // the caller says it is beyond float32
+    // Too large (1e400): the largest double, which the caller says is beyond float32. Too small
+    // (1e-400): 0, as Python's float() and pandas read it.
+    const std::string copy(s);
+    out = std::strtod(copy.c_str(), nullptr);
+    out = std::isinf(out) ? std::copysign(std::numeric_limits<double>::max(), out) : 0.0;
     return end == s.data() + s.size();
   }
   return ec == std::errc() && end == s.data() + s.size();

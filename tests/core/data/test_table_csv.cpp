@@ -98,6 +98,11 @@ TEST(TableCsv, BadCellsNameTheirLineAndColumn) {
   }
   e = table_parse_error("x,y,c\n1,1e39,a\n3,4,b\n");
   EXPECT_NE(e.find("line 2, column 2 ('y'): 1e39 is beyond float32's range"), std::string::npos) << e;
+  e = table_parse_error("x,y,c\n1,1e400,a\n3,4,b\n");  // beyond double's range too
+  EXPECT_NE(e.find("line 2, column 2 ('y'): 1e400 is beyond float32's range"), std::string::npos) << e;
+  // Below double's range is 0, as Python's float() and pandas read it (it was "not a finite number").
+  const ParsedTable tiny = table_parse("x,y,c\n1,1e-400,a\n-1e-400,4,b\n");
+  EXPECT_EQ(tiny.features, (std::vector<float>{1, 0, 0, 4}));
   e = table_parse_error("x,y,c\n1,2,a\n3,4\n");
   EXPECT_NE(e.find("line 3 has 2 cells, the first row has 3"), std::string::npos) << e;
   e = table_parse_error("x,y,c\n1,2,\n3,4,b\n");
