@@ -11,6 +11,7 @@
 #include "mirror/data/keras_text.h"
 #include "mirror/util/error.h"
 #include "mirror/util/untrusted_file.h"
+#include "mirror/util/untrusted_text.h"
 
 #ifdef MIRROR_WITH_DOWNLOADS
 #include <openssl/evp.h>
@@ -66,7 +67,7 @@ struct ClassWalk {
     }
     std::error_code ec;
     fs::directory_iterator it(folder, ec);
-    if (ec) throw DataError(fmt::format("cannot read the folder {}: {}", folder.string(), ec.message()));
+    if (ec) throw DataError(fmt::format("cannot read the folder {}: {}", terminal_text(folder.string()), ec.message()));
     std::vector<std::string> files;
     std::vector<std::string> subfolders;
     for (; it != fs::directory_iterator(); it.increment(ec)) {
@@ -83,7 +84,7 @@ struct ClassWalk {
         ++skipped;
       }
     }
-    if (ec) throw DataError(fmt::format("cannot read the folder {}: {}", folder.string(), ec.message()));
+    if (ec) throw DataError(fmt::format("cannot read the folder {}: {}", terminal_text(folder.string()), ec.message()));
     std::sort(files.begin(), files.end());
     folders.emplace_back(relative, std::move(files));
     for (const std::string& sub : subfolders) walk(folder / sub, python_path_join(relative, sub), ancestors);
@@ -153,12 +154,12 @@ void require_files_in_every_class(const DirectoryIndex& index, const std::string
                                 "({}/cats/..., {}/dogs/...)", dir, what, dir, dir));
   if (index.class_names.size() == 1)
     throw DataError(fmt::format("{}: only one class folder ('{}'); a classifier needs at least two. Add a subfolder "
-                                "of {} for each other class", dir, index.class_names[0], what));
+                                "of {} for each other class", dir, terminal_text(index.class_names[0]), what));
   for (size_t i = 0; i < index.class_names.size(); ++i)
     if (index.class_file_counts[i] == 0)
       throw DataError(fmt::format("{}: the class folder '{}' holds no {} (looked for {}). Keras would keep it as a "
                                   "class with no examples; add {} to it or remove it",
-                                  dir, index.class_names[i], what, extension_list(extensions), what));
+                                  dir, terminal_text(index.class_names[i]), what, extension_list(extensions), what));
 }
 
 KerasSplit keras_split(int64_t n, uint64_t seed, double validation_split) {

@@ -62,15 +62,15 @@ std::shared_ptr<const Dataset> load_table_dataset(const DatasetOptions& o) {
     throw ConfigError("table: give the CSV file with --data-dir FILE.csv (dataset.data_dir)");
   const std::string path = fs::absolute(o.data_dir).lexically_normal().string();
   const std::string text = read_table_file(path);
-  const ParsedTable t = parse_table_csv(text, TableCsvOptions{o.label_column}, path);
+  const ParsedTable t = parse_table_csv(text, TableCsvOptions{o.label_column}, terminal_text(path));
   const double share = o.validation_split < 0 ? 0.2 : o.validation_split;
   // keras_split's own refusals, said in rows rather than files.
   const auto held_out = static_cast<int64_t>(share * static_cast<double>(t.rows));
   if (share > 0 && share < 1 && held_out == 0)
     throw DataError(fmt::format("{}: validation_split {} of {} rows holds out none (int({} x {}) = 0); add rows, raise "
-                                "validation_split or set it to 0", path, share, t.rows, share, t.rows));
+                                "validation_split or set it to 0", terminal_text(path), share, t.rows, share, t.rows));
   if (share > 0 && share < 1 && held_out >= t.rows)
-    throw DataError(fmt::format("{}: validation_split {} of {} rows leaves no row for training", path, share, t.rows));
+    throw DataError(fmt::format("{}: validation_split {} of {} rows leaves no row for training", terminal_text(path), share, t.rows));
   const KerasSplit split = keras_split(t.rows, o.seed, share);
   auto [x_train, y_train] = table_rows(t, split.train);
   auto [x_val, y_val] = table_rows(t, split.validation);

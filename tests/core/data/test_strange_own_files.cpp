@@ -122,6 +122,25 @@ TEST(StrangeOwnFiles, TextsAndTablesRefuseTheSameFilesAtOnce) {
   }
 }
 
+TEST(StrangeOwnFiles, ALineFeedInANameCannotForgeALineOfOutput) {
+  TempDir dir;
+  DatasetOptions o = own_folder(dir, "images");
+  const std::string forged = "x\nmirrortrain: Finished OK";
+  write_file(dir.path() / "cats" / (forged + ".png"), "not an image");
+  std::string why = testing::data_error([&] { load_dataset(o); });
+  EXPECT_NE(why.find("x\\nmirrortrain: Finished OK.png"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+  fs::remove(dir.path() / "cats" / (forged + ".png"));
+  put_strange(dir.path() / "cats" / (forged + ".png"), Strange::kFifo, 0);
+  why = testing::data_error([&] { load_dataset(o); });
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+  fs::remove(dir.path() / "cats" / (forged + ".png"));
+  fs::create_directories(dir.path() / forged);  // a class folder with no images
+  why = testing::data_error([&] { load_dataset(o); });
+  EXPECT_NE(why.find("the class folder 'x\\nmirrortrain: Finished OK' holds no images"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+}
+
 // Runs `f` on a thread of its own without the capabilities that let root read any file
 // (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) in its effective set. Capabilities belong to a thread,
 // so the rest of the process keeps them, and the threads it starts inherit the lack. False when
