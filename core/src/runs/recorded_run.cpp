@@ -65,6 +65,11 @@ RecordedRun::RecordedRun(RunPlan plan, std::shared_ptr<const Dataset> dataset) {
 }
 
 std::unique_ptr<RecordedRun> RecordedRun::resume(const std::string& dir, const ResumeOptions& options) {
+  // The folder's one writer from here on, before its records are read: a second resume of the
+  // same run ends here at once (two once trained together and interleaved their records).
+  std::optional<RunLock> lock;
+  std::error_code ec;
+  if (options.record && std::filesystem::is_directory(dir, ec)) lock.emplace(dir);
   ResumePoint p = resume_point(dir);
   if (options.epochs) p.config.epochs = *options.epochs;
   if (options.max_steps) p.config.max_steps = *options.max_steps;
@@ -106,7 +111,7 @@ std::unique_ptr<RecordedRun> RecordedRun::resume(const std::string& dir, const R
   }
   if (!options.record) return run;
   run->dir_ = dir;
-  run->writer_ = RunWriter::resume(dir, p.from_step, data_update);
+  run->writer_ = RunWriter::resume(dir, p.from_step, data_update, std::move(lock));
   run->checkpoints_ = std::make_unique<CheckpointFolder>(checkpoint_dir(dir), p.config.checkpoints.keep_last);
   run->trainer_->save_checkpoints(run->checkpoints_.get());
   run->add_tensorboard();
@@ -129,7 +134,12 @@ RunFinished RecordedRun::run(EventSink& observer, TrainControl& control) {
   if (tensorboard_) sinks.push_back(tensorboard_.get());
   sinks.push_back(&observer);  // last: the records already hold what it hears
   TeeSink tee(sinks);
-  return trainer_->run(tee, control);
+  RunFinished finished = trainer_->run(tee, control);
+  // Everything is written: the folder is free for its next writer (a resume to more epochs)
+  // while this object lives on (the window keeps the run it showed last).
+  tensorboard_.reset();
+  if (writer_) writer_->release_folder();
+  return finished;
 }
 
 }  // namespace mirror

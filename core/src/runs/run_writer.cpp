@@ -69,6 +69,7 @@ RunWriter::RunWriter(std::string dir, nlohmann::json config, const nlohmann::jso
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) throw ConfigError(fmt::format("run directory {}: cannot create it ({})", dir_, ec.message()));
+  lock_.emplace(dir_);  // before anything is read or written: two runs given one --run-dir at once
   if (std::filesystem::exists(std::filesystem::path(dir_) / "run.json"))
     throw ConfigError(fmt::format("run directory {} already holds a run; choose a new --run-dir", dir_));
   run_ = {{"format", 1},
@@ -111,9 +112,12 @@ nlohmann::json RunWriter::read_run_json(const std::string& dir) {
   }
 }
 
-std::unique_ptr<RunWriter> RunWriter::resume(const std::string& dir, int64_t from_step, const nlohmann::json& update) {
+std::unique_ptr<RunWriter> RunWriter::resume(const std::string& dir, int64_t from_step, const nlohmann::json& update,
+                                             std::optional<RunLock> lock) {
   std::unique_ptr<RunWriter> w(new RunWriter());
   w->dir_ = dir;
+  if (lock) w->lock_ = std::move(lock);
+  else w->lock_.emplace(dir);
   w->run_ = read_run_json(dir);
   for (const auto& [key, value] : update.items()) w->run_[key] = value;
   w->run_["status"] = "running";

@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "mirror/runs/run_lock.h"
 #include "mirror/train/events.h"
 #include "mirror/util/machine_load.h"
 
@@ -25,16 +26,20 @@ class RunWriter : public EventSink {
   // full configuration; the members of `extra` (a sweep's id and position, say) are added to
   // run.json as they are. run.json also names the host and process writing it, so that a reader
   // can tell a run in progress from one whose process was killed. Throws ConfigError if the
-  // directory cannot be created or already holds a run.json (runs are never overwritten).
+  // directory cannot be created or already holds a run.json (runs are never overwritten), and
+  // RunError when another writer holds the folder (run_lock.h): the lock is taken first.
   RunWriter(std::string dir, nlohmann::json config, const nlohmann::json& extra = nlohmann::json::object());
 
   // Reopens a recorded run to continue it: run.json goes back to "running" (keeping what it
   // held), and metrics.jsonl gets a {"type":"resumed","global_step":N} line, after which a
   // reader should drop earlier lines with a larger step (they were written after the checkpoint
-  // the run resumes from). The members of `update` replace run.json's. Throws ConfigError when
-  // `dir` holds no run.json or it is corrupt.
+  // the run resumes from). The members of `update` replace run.json's. `lock`: the folder's
+  // lock when the caller took it before reading the run (RecordedRun::resume does), else it is
+  // taken here before anything is written. Throws ConfigError when `dir` holds no run.json or it
+  // is corrupt, RunError when another writer holds the folder.
   static std::unique_ptr<RunWriter> resume(const std::string& dir, int64_t from_step,
-                                           const nlohmann::json& update = nlohmann::json::object());
+                                           const nlohmann::json& update = nlohmann::json::object(),
+                                           std::optional<RunLock> lock = std::nullopt);
 
   // The recorded run.json of `dir`; throws ConfigError naming the problem.
   static nlohmann::json read_run_json(const std::string& dir);
@@ -49,6 +54,9 @@ class RunWriter : public EventSink {
   void on_finished(const RunFinished& e) override;
 
   const std::string& dir() const { return dir_; }
+  // Gives up the folder's lock once the run has ended and nothing more is written (after
+  // on_finished and every other sink), so that a resume may take it while this object lives.
+  void release_folder() { lock_.reset(); }
 
  private:
   RunWriter() = default;
@@ -67,6 +75,7 @@ class RunWriter : public EventSink {
 
   std::string dir_;
   nlohmann::json run_;
+  std::optional<RunLock> lock_;  // held for the writer's life: one writer per run folder
   std::ofstream metrics_;
   std::ofstream evaluations_;  // opened at the first evaluation
   std::ofstream timeline_;     // opened at the first step with a timeline
