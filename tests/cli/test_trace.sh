@@ -143,6 +143,15 @@ expect_error 2 "no timeline of steps 40-50: the run has timelines of steps 1-25"
 expect_error 2 "the folder $tmp/missing does not exist" "$bin" trace "$tmp/one" --output "$tmp/missing/t.json"
 expect_error 2 "--output $tmp/pipe: is a named pipe" "$bin" trace "$tmp/one" --output "$tmp/pipe"
 expect_error 2 "no run here" "$bin" trace "$tmp/nothing"
+# A stranger's run whose timeline.jsonl is a link to /dev/zero or a FIFO: refused at once (the
+# link once kept `trace` reading for ever), within the 10 s that expect_error's timeout allows.
+cp -r "$tmp/one" "$tmp/strange"
+rm -f "$tmp/strange/timeline.jsonl"
+ln -s /dev/zero "$tmp/strange/timeline.jsonl"
+expect_error 2 "timeline.jsonl: the file is a character device, not a regular file" timeout 10 "$bin" trace "$tmp/strange"
+rm -f "$tmp/strange/timeline.jsonl"
+mkfifo "$tmp/strange/timeline.jsonl"
+expect_error 2 "timeline.jsonl: the file is a FIFO, not a regular file" timeout 10 "$bin" trace "$tmp/strange"
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

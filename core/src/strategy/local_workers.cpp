@@ -162,9 +162,11 @@ int LocalWorkers::wait() {
     }
     if (!reaped && remaining > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  // The first rank's code, else the first failing one's (no slot at all: none started).
-  if (!codes.empty() && codes[0] != 0) return codes[0];
-  return first_failure >= 0 ? codes[static_cast<size_t>(first_failure)] : 0;
+  // The first rank's code, else the lowest failing rank's, whichever ended first (no slot at
+  // all: none started); the order in which they were reaped is timing, not an answer.
+  for (const int code : codes)
+    if (code != 0) return code;
+  return 0;
 }
 
 namespace {
