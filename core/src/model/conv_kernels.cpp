@@ -2,6 +2,7 @@
 
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (its own header in the fmt that PyPI's LibTorch carries)
 
 #include <algorithm>
 #include <cstring>

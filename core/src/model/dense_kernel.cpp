@@ -1,6 +1,7 @@
 #include "mirror/model/dense_kernel.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (its own header in the fmt that PyPI's LibTorch carries)
 
 #include <stdexcept>
 
