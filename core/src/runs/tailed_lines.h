@@ -19,8 +19,9 @@ template <typename Apply>
 void read_new_lines(UntrustedFile& file, std::uintmax_t size, std::uintmax_t& offset, std::string& pending,
                     bool& dropping, int64_t& skipped, Apply apply) {
   constexpr std::uintmax_t kPiece = 4 * 1024 * 1024;
+  std::string piece;  // one buffer for every piece
   while (offset < size) {
-    const std::string piece = file.read(offset, std::min(kPiece, size - offset));
+    file.read(offset, std::min(kPiece, size - offset), piece);
     if (piece.empty()) break;
     offset += piece.size();
     size_t begin = 0;

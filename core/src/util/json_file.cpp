@@ -113,8 +113,9 @@ void for_each_json_line(const std::string& path, const JsonLimits& limits,
     line.clear();
     too_long = false;
   };
+  std::string buffer;  // one buffer for every piece
   for (uint64_t offset = 0; offset < f.size();) {
-    const std::string buffer = f.read(offset, 1024 * 1024);
+    f.read(offset, 1024 * 1024, buffer);
     if (buffer.empty()) break;  // a read error or a file cut since: it ends here
     offset += buffer.size();
     for (std::string_view chunk(buffer); !chunk.empty();) {

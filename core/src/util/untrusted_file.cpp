@@ -97,7 +97,13 @@ void UntrustedFile::fail(std::string why) {
 
 std::string UntrustedFile::read(uint64_t offset, uint64_t n) {
   std::string out;
-  if (fd_ < 0 || offset >= size_) return out;
+  read(offset, n, out);
+  return out;
+}
+
+void UntrustedFile::read(uint64_t offset, uint64_t n, std::string& out) {
+  out.clear();
+  if (fd_ < 0 || offset >= size_) return;
   n = std::min(n, size_ - offset);
   out.resize(static_cast<size_t>(n));
   size_t got = 0;
@@ -108,13 +114,12 @@ std::string UntrustedFile::read(uint64_t offset, uint64_t n) {
       const int e = errno;
       out.resize(got);
       fail(fmt::format("cannot be read ({})", std::strerror(e)));
-      return out;
+      return;
     }
     if (r == 0) break;  // shortened since it was opened
     got += static_cast<size_t>(r);
   }
   out.resize(got);
-  return out;
 }
 
 std::string read_untrusted_file(const std::string& path, uint64_t max_bytes) {

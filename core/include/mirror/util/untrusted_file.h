@@ -45,6 +45,10 @@ class UntrustedFile {
   // read); fewer where the file ends sooner. On a read error problem() says so and what was
   // read before it is returned.
   std::string read(uint64_t offset, uint64_t n);
+  // The same into `out` (replacing what it held), reusing its memory: a reader that goes through a
+  // large file in pieces holds one piece, not one per read (under AddressSanitizer each freed
+  // piece stays in quarantine).
+  void read(uint64_t offset, uint64_t n, std::string& out);
   // The whole file as it was when opened.
   std::string read_all() { return read(0, size_); }
 
