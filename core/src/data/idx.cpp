@@ -50,9 +50,7 @@ struct GzFile {
 
 torch::Tensor read_idx_ubyte(const std::string& path) {
   if (!std::filesystem::exists(path)) throw DataError(fmt::format("{}: no such file", path));
-  // zlib opens the path itself: a FIFO or a device is refused before it does.
-  if (const UntrustedFile f(path, kMaxRecordFileBytes); !f.ok())
-    throw DataError(fmt::format("{} {}: not read as an IDX file", path, f.problem()));
+  check_before_opening(path, kMaxRecordFileBytes, "an IDX file");  // zlib opens the path itself
   GzFile file(path);
   if (!file.f) throw DataError(fmt::format("{}: cannot open for reading", path));
   unsigned char magic[4];

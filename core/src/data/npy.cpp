@@ -162,9 +162,7 @@ std::map<std::string, NpyArray> read_npz(const std::string& path, const std::vec
                                          int64_t max_member_bytes) {
 #ifdef MIRROR_WITH_ZIP
   if (!std::filesystem::exists(path)) throw DataError(fmt::format("{}: no such file", path));
-  // libzip opens the path itself: a FIFO or a device is refused before it does.
-  if (const UntrustedFile f(path, kMaxRecordFileBytes); !f.ok())
-    throw DataError(fmt::format("{} {}: not read as a .npz archive", path, f.problem()));
+  check_before_opening(path, kMaxRecordFileBytes, "a .npz archive");  // libzip opens the path itself
   int err = 0;
   std::unique_ptr<zip_t, decltype(&zip_discard)> archive(zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &err),
                                                           &zip_discard);

@@ -14,7 +14,6 @@
 #include "mirror/runs/run_writer.h"
 #include "mirror/util/error.h"
 #include "mirror/util/untrusted_file.h"
-#include "mirror/util/untrusted_text.h"
 
 namespace fs = std::filesystem;
 
@@ -218,10 +217,7 @@ constexpr uint64_t kMaxCheckpointBytes = uint64_t{16} << 30;
 
 Checkpoint read_checkpoint(const std::string& path) {
   if (!fs::exists(path)) throw DataError(fmt::format("{}: no such checkpoint", path));
-  // LibTorch opens the path itself: what is there is checked first (a FIFO would block it, a link
-  // to /dev/zero feed it without end).
-  if (const UntrustedFile f(path, kMaxCheckpointBytes); !f.ok())
-    throw DataError(fmt::format("{} {}: not read as a checkpoint", terminal_text(path), f.problem()));
+  check_before_opening(path, kMaxCheckpointBytes, "a checkpoint");  // LibTorch opens the path itself
   try {
     torch::serialize::InputArchive a;
     a.load_from(path);

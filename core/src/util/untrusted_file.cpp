@@ -122,6 +122,11 @@ void UntrustedFile::read(uint64_t offset, uint64_t n, std::string& out) {
   out.resize(got);
 }
 
+void check_before_opening(const std::string& path, uint64_t max_bytes, const char* as_what) {
+  if (const UntrustedFile f(path, max_bytes); !f.ok())
+    throw DataError(fmt::format("{} {}: not read as {}", terminal_text(path), f.problem(), as_what));
+}
+
 std::string read_untrusted_file(const std::string& path, uint64_t max_bytes) {
   UntrustedFile f(path, max_bytes);
   std::string bytes = f.read_all();

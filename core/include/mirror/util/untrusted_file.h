@@ -62,6 +62,11 @@ class UntrustedFile {
   std::string problem_;
 };
 
+// For a library that opens the path itself (zlib, libzip, LibTorch's archive reader): throws
+// DataError "PATH PROBLEM: not read as AS_WHAT" (the path made printable) unless UntrustedFile
+// would read it, so that a FIFO never blocks the library and a device never feeds it.
+void check_before_opening(const std::string& path, uint64_t max_bytes, const char* as_what);
+
 // The whole of `path`, at most `max_bytes`. Throws DataError "PATH PROBLEM" (the path made
 // printable) when UntrustedFile refuses it or a read fails.
 std::string read_untrusted_file(const std::string& path, uint64_t max_bytes);
