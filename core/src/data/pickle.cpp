@@ -11,57 +11,12 @@
 #include <unordered_map>
 
 #include "mirror/util/error.h"
+#include "pickle_values.h"
 
 namespace mirror {
 
-namespace {
-enum class Kind { kNone, kBool, kInt, kText, kBytes, kTuple, kList, kGlobal, kNdArray, kDtype, kMark };
-enum class Global { kReconstruct, kNdArrayType, kDtypeType, kCodecsEncode };
-
-struct Value;
-// Ints are kept apart from other items so that millions of word ids stay compact.
-struct ListData {
-  std::vector<Value> objects;
-  std::vector<int64_t> ints;
-};
-
-// Values point into containers the Unpickler owns (its arena), never own them: a list appended to
-// itself through the memo makes no reference cycle to leak, and a tuple nested a million deep is
-// freed flat, without recursing once per level (which used to run off the stack).
-struct Value {
-  Kind kind = Kind::kNone;
-  int64_t i = 0;                    // kBool, kInt; kGlobal holds a Global
-  std::string s;                    // kText, kBytes, kDtype (descr)
-  std::vector<Value>* tuple = nullptr;
-  ListData* list = nullptr;         // kList (shared: the memo and the stack may both refer to it, and
-                                    // APPENDS changes it); kNdArray: the object items once built
-  std::vector<int64_t> shape;       // kNdArray
-  bool built = false;               // kNdArray
-  bool object_dtype = false;        // kNdArray
-};
-
-Value of(Kind k) {
-  Value v;
-  v.kind = k;
-  return v;
-}
-
-const char* kind_name(Kind k) {
-  switch (k) {
-    case Kind::kNone: return "None";
-    case Kind::kBool: return "bool";
-    case Kind::kInt: return "int";
-    case Kind::kText: return "str";
-    case Kind::kBytes: return "bytes";
-    case Kind::kTuple: return "tuple";
-    case Kind::kList: return "list";
-    case Kind::kGlobal: return "global";
-    case Kind::kNdArray: return "ndarray";
-    case Kind::kDtype: return "dtype";
-    case Kind::kMark: return "mark";
-  }
-  return "?";
-}
+// Internal, named rather than anonymous (a unity build puts this file beside others in one unit).
+namespace pickle_internal {
 
 class Unpickler {
  public:
@@ -401,10 +356,10 @@ class Unpickler {
   std::vector<Value> stack_;
   std::unordered_map<uint64_t, Value> memo_;
 };
-}  // namespace
+}  // namespace pickle_internal
 
 PickledObjectArray unpickle_object_array(const std::string& pickle, const std::string& what, int64_t max_ints) {
-  return Unpickler(pickle, what, max_ints).run();
+  return pickle_internal::Unpickler(pickle, what, max_ints).run();
 }
 
 }  // namespace mirror

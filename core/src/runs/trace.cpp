@@ -38,6 +38,10 @@ StepRange parse_step_range(const std::string& text) {
   return r;
 }
 
+int64_t timeline_step(const StepMetrics& m) {
+  return m.timeline.global_step > 0 ? m.timeline.global_step : m.global_step;
+}
+
 // Internal, named rather than anonymous: a unity build puts this file beside others in one unit.
 namespace trace_internal {
 
@@ -82,10 +86,6 @@ struct Traced {
   double lo = 0, hi = 0;               // the earliest and latest time on its clock, ms
   int64_t origin = 0;                  // where its clock's 0 lies in the trace, ns since the run started
 };
-
-int64_t timeline_step(const StepMetrics& m) {
-  return m.timeline.global_step > 0 ? m.timeline.global_step : m.global_step;
-}
 
 // The timelines in range, in step order (the last one given for a step wins), placed on one clock.
 std::vector<Traced> select(const std::vector<StepMetrics>& steps, const StepRange& range) {
@@ -360,7 +360,7 @@ TraceWritten write_trace(const std::string& path, const std::vector<StepMetrics>
     int64_t lo = 0, hi = 0;
     for (const auto& m : steps)
       if (!m.timeline.empty()) {
-        const int64_t s = trace_internal::timeline_step(m);
+        const int64_t s = timeline_step(m);
         lo = lo == 0 ? s : std::min(lo, s);
         hi = std::max(hi, s);
       }
@@ -376,50 +376,6 @@ TraceWritten write_trace(const std::string& path, const std::vector<StepMetrics>
   }
   w.bytes = text.size();
   return w;
-}
-
-TraceRecorder::TraceRecorder(std::string path, TraceOptions options)
-    : path_(std::move(path)), options_(std::move(options)) {}
-
-void TraceRecorder::on_started(const RunStarted& e) {
-  if (options_.devices.empty()) options_.devices = e.devices;
-  if (options_.label.empty()) options_.label = fmt::format("{} on {}", e.model, e.dataset);
-}
-
-void TraceRecorder::on_step(const StepMetrics& e) {
-  if (done_) return;
-  const bool timeline_in = !e.timeline.empty() && options_.steps.contains(trace_internal::timeline_step(e));
-  if (timeline_in || options_.steps.contains(e.global_step)) {
-    StepMetrics slim = e;  // what the trace reads: no per-replica detail, no examples
-    slim.replicas.clear();
-    slim.checksums.clear();
-    slim.shard_examples.clear();
-    // As the record gives it back: a 0.3 us wait was a span live only (CI: 132 spans, 131 recorded).
-    slim.timeline = timeline_in ? as_recorded(e.timeline) : StepTimeline{};
-    kept_.push_back(std::move(slim));
-  }
-  if (timeline_in && trace_internal::timeline_step(e) == options_.steps.last) have_last_timeline_ = true;
-  if (e.global_step == options_.steps.last) have_last_metrics_ = true;
-  // The last step's timeline comes with it, or (several processes) with the step after it.
-  if ((have_last_timeline_ && have_last_metrics_) || e.global_step > options_.steps.last + 1) write();
-}
-
-void TraceRecorder::on_finished(const RunFinished&) { flush(); }
-
-void TraceRecorder::flush() {
-  if (!done_) write();
-}
-
-void TraceRecorder::write() {
-  done_ = true;
-  try {
-    result_ = write_trace(path_, kept_, options_);
-    written_ = true;
-  } catch (const std::exception& e) {
-    error_ = e.what();
-  }
-  kept_.clear();
-  kept_.shrink_to_fit();
 }
 
 }  // namespace mirror

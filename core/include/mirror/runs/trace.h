@@ -45,6 +45,9 @@ struct TraceOptions {
   std::string label;                  // the run's name or dataset, for the file's otherData; may be empty
 };
 
+// The global step whose timeline `m` carries: its own, or (several processes) the step before.
+int64_t timeline_step(const StepMetrics& m);
+
 // The trace document of those of `steps` whose timeline is in options.steps. A step's timeline
 // may describe an earlier step (several processes: timeline.global_step = global_step − 1); loss,
 // learning rate and wall time are taken from the element of `steps` with that global step, when
