@@ -63,12 +63,14 @@ class LearnedView : public QWidget {
   QLabel* summary() const { return summary_; }
 
  private:
+  static constexpr int kThumbnail = 48;  // an example's picture, px
   void on_evaluations_changed();
   // Fills the epoch choice from evaluations() and shows the chosen one.
   void list_epochs();
   // The recorded run's when one is shown, else the live run's.
   const std::vector<Evaluation>& evaluations() const;
   void show_evaluation();
+  // The panels for one evaluation (learned_panels.cpp).
   void fill_per_class(const Evaluation& ev);
   void fill_confused(const Evaluation& ev);
   void fill_examples();

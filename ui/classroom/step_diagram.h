@@ -99,7 +99,16 @@ class StepDiagram : public QWidget {
   // A lane's bar: its top and height in card `r`.
   double bar_top(const Layout& l, int r) const;
   double bar_height(const Layout& l) const;
+  // What the parts of one paint share (step_diagram_paint.cpp).
+  struct Frame;
   void paint(QPainter& p);
+  void paint_batch(QPainter& p, const Frame& f) const;             // 1. the global batch, split into shards
+  void paint_replicas(QPainter& p, Frame& f) const;                // 2. the replicas' cards on the step's clock
+  void paint_allreduce(QPainter& p, Frame& f) const;               // 3. where the gradients meet
+  void paint_update_and_sync(QPainter& p, const Frame& f) const;   // 4. the update, 5. the sync check
+  // How far the walk-through has drawn phase `ph`: 0 to 1; whether it has begun.
+  double grown(StepPhase ph) const;
+  bool reached(StepPhase ph) const;
   StepPicture picture_;
   StepPhase phase_ = StepPhase::kSyncCheck;
   double progress_ = 1.0;

@@ -111,6 +111,14 @@ QString elide_middle(const QString& name, int max_chars, int keep) {
   return name.left(head) + QChar(0x2026) + name.right(tail);
 }
 
+void clear_chart(QChart* chart) {
+  chart->removeAllSeries();
+  for (auto* axis : chart->axes()) {
+    chart->removeAxis(axis);
+    delete axis;
+  }
+}
+
 void apply_chart_fonts(QChart* chart) {
   const QFont base = QApplication::font();
   QFont title = base;

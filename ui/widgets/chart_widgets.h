@@ -35,6 +35,8 @@ QPen run_pen(size_t index, bool dark, double width);
 QString elide_middle(const QString& name, int max_chars = 28, int keep = 8);
 // A chart view with `title`, no animation, the legend below, antialiased.
 QChartView* new_chart_view(const QString& title);
+// Removes (and deletes) every series and axis of `chart`, to draw it again.
+void clear_chart(QChart* chart);
 // Title, axis labels and titles and legend of `chart` in the application's font (the title a
 // little larger and bold), so that projector mode's large font reaches charts too. A chart theme
 // resets these: call again after setTheme.
