@@ -48,111 +48,21 @@ extern "C" void on_signal(int sig) {
 }
 }  // namespace
 
-namespace {
-// --image-size: "HEIGHTxWIDTH" or one number for both, each 1..4096.
-std::pair<int64_t, int64_t> parse_image_size(const std::string& text) {
-  const auto whole = [&](const std::string& part) -> int64_t {
-    size_t used = 0;
-    int64_t v = 0;
-    try {
-      v = std::stoll(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (part.empty() || used != part.size() || v < 1 || v > 4096)
-      throw ConfigError(fmt::format("--image-size '{}': write HEIGHTxWIDTH (e.g. 64x64) or one size, each 1 to 4096",
-                                    terminal_text(text)));
-    return v;
-  };
-  const size_t x = text.find_first_of("xX");
-  if (x == std::string::npos) {
-    const int64_t side = whole(text);
-    return {side, side};
-  }
-  return {whole(text.substr(0, x)), whole(text.substr(x + 1))};
-}
-}  // namespace
-
 TrainConfig base_config(const ModelArgs& a) {
   TrainConfig c = config_from_preset(a.preset);
   if (a.model_file) {
     c.model = load_model_file(*a.model_file);
     c.preset.clear();
   }
-  if (a.dataset) c.dataset.name = *a.dataset;
-  c.dataset.data_dir = a.data_dir;
-  c.dataset.seed = a.seed;
-  c.dataset.train_size = a.train_size;
-  c.dataset.val_size = a.val_size;
-  if (a.num_words) c.dataset.num_words = *a.num_words;
-  c.dataset.skip_top = a.skip_top;
-  c.dataset.maxlen = a.maxlen;
-  c.dataset.sequence_length = a.sequence_length;
-  c.dataset.min_wires_per_topic = a.min_wires_per_topic;
-  c.dataset.validation_split = a.validation_split;
-  if (!a.image_size.empty()) {
-    const auto [height, width] = parse_image_size(a.image_size);
-    c.dataset.image_height = height;
-    c.dataset.image_width = width;
-  }
-  c.dataset.color_mode = a.color_mode;
-  c.dataset.crop_to_aspect_ratio = a.crop_to_aspect_ratio;
-  c.dataset.follow_links = a.follow_links;
-  c.dataset.label_column = a.label_column;
-  c.seed = a.seed;
-  return c;
+  return apply(a.overrides, std::move(c));
 }
-
-namespace {
-// --link: the classroom what-if, a simulated link under every all-reduce.
-void apply_link(const TrainArgs& args, TrainConfig& c) {
-  if (args.link.empty()) return;
-  c.strategy.link = parse_link(args.link);
-  c.strategy.link->simulated = true;
-}
-}  // namespace
 
 TrainConfig train_config(const TrainArgs& args) {
-  TrainConfig c = base_config(args.model);
-  if (args.epochs) c.epochs = *args.epochs;
-  if (args.batch_size) c.batch_size = *args.batch_size;
-  if (args.optimizer && *args.optimizer != c.optimizer.name) {
-    c.optimizer = OptimizerConfig{};  // the preset's settings belong to its own optimizer
-    c.optimizer.name = *args.optimizer;
-  }
-  if (args.lr) {
-    if (!(*args.lr > 0)) throw ConfigError(fmt::format("invalid learning rate: {} (must be > 0)", *args.lr));
-    c.optimizer.learning_rate = *args.lr;
-  }
-  if (args.momentum != 0) c.optimizer.momentum = args.momentum;
-  if (!args.lr_schedule.empty()) c.schedule = parse_lr_schedule(args.lr_schedule);
-  if (args.warmup_steps != 0) c.schedule.warmup_steps = args.warmup_steps;
-  if (args.scale_lr_with_batch != 0) c.schedule.scale_reference_batch = args.scale_lr_with_batch;
-  if (!args.early_stopping.empty()) c.early_stopping = parse_early_stopping(args.early_stopping);
-  if (!args.plateau.empty()) c.plateau = parse_plateau(args.plateau);
-  if (args.clipnorm != 0) c.optimizer.clipnorm = args.clipnorm;
-  if (args.global_clipnorm != 0) c.optimizer.global_clipnorm = args.global_clipnorm;
-  if (args.clipvalue != 0) c.optimizer.clipvalue = args.clipvalue;
-  c.schedule.validate();
-  c.optimizer.nesterov = args.nesterov;
-  if (args.devices) {
-    c.devices.devices = *args.devices;
-  } else if (!c.preset.empty() && find_preset(c.preset).prefer_gpu && c.devices.devices == "cpu") {
+  const TrainConfig c = base_config(args.model);
+  if (!args.overrides().devices && !c.preset.empty() && find_preset(c.preset).prefer_gpu && c.devices.devices == "cpu")
     fmt::print(stderr, "mirrortrain: note: {} trains on cuda:0 split into {} logical GPUs where a GPU is usable; "
                        "here {}, so it uses {} logical CPU devices\n",
-               c.preset, c.devices.logical, cuda_report().unavailable, args.logical.value_or(c.devices.logical));
-  }
-  if (args.logical) c.devices.logical = *args.logical;
-  c.devices.memory_limit_mib = args.memory_limit_mib;
-  c.max_steps = args.max_steps;
-  c.strategy.communicator = args.communicator;
-  check_communicator_name(c.strategy.communicator);
-  c.strategy.sync_check_every = args.sync_every;
-  c.strategy.intra_op_threads = args.threads;
-  c.strategy.deterministic = args.deterministic;
-  c.strategy.cuda_graphs = args.cuda_graphs;
-  c.strategy.top_k = args.top_k;
-  apply_link(args, c);
+               c.preset, find_preset(c.preset).logical_devices, cuda_report().unavailable, c.devices.logical);
   return c;
 }
 
@@ -167,14 +77,16 @@ TrainConfig config_file(const TrainArgs& args) {
   } catch (const ConfigError& e) {
     throw ConfigError(fmt::format("{}: {}", args.config_file, e.what()));
   }
-  if (args.epochs) c.epochs = *args.epochs;
-  if (args.max_steps > 0) c.max_steps = args.max_steps;
-  if (args.devices) c.devices.devices = *args.devices;
-  if (args.logical) c.devices.logical = *args.logical;
-  if (!args.model.data_dir.empty()) c.dataset.data_dir = args.model.data_dir;
-  apply_link(args, c);
-  c.validate();
-  return c;
+  // Only the flags that say where and how long to train, and the what-if's link.
+  const ConfigOverrides& given = args.overrides();
+  ConfigOverrides kept;
+  kept.epochs = given.epochs;
+  if (given.max_steps && *given.max_steps > 0) kept.max_steps = given.max_steps;
+  kept.devices = given.devices;
+  kept.logical = given.logical;
+  kept.data_dir = given.data_dir;
+  kept.link = given.link;
+  return apply(kept, std::move(c));
 }
 }  // namespace
 
@@ -224,9 +136,10 @@ std::unique_ptr<RecordedRun> prepare_train(const TrainArgs& args, const std::sha
   const bool records = !workers || workers->rank() == 0;
   if (!args.resume.empty()) {
     ResumeOptions options;
-    if (args.epochs) options.epochs = *args.epochs;
-    if (args.max_steps > 0) options.max_steps = args.max_steps;
-    if (args.logical) options.logical = *args.logical;
+    const ConfigOverrides& given = args.overrides();
+    if (given.epochs) options.epochs = *given.epochs;
+    if (given.max_steps && *given.max_steps > 0) options.max_steps = *given.max_steps;
+    if (given.logical) options.logical = *given.logical;
     options.workers = workers;
     options.record = records;
     options.accept_changed_data = args.accept_changed_data;
@@ -241,7 +154,6 @@ std::unique_ptr<RecordedRun> prepare_train(const TrainArgs& args, const std::sha
     plan.config = config_file(args);
   } else {
     plan.config = train_config(args);
-    plan.config.checkpoints.every_steps = args.checkpoint_every;
   }
   plan.dir = !args.run_dir.empty() ? args.run_dir : args.no_record ? std::string() : plan_run_dir(default_runs_root(), plan.config);
   plan.workers = workers;
@@ -275,6 +187,15 @@ void report_trace(const TraceRecorder& trace, bool json) {
 }  // namespace
 
 int run_train(const TrainArgs& args, char** argv) {
+  if (args.print_config) {
+    try {
+      const TrainConfig c = args.config_file.empty() ? train_config(args) : config_file(args);
+      fmt::print("{}\n", to_json(c).dump(2));
+      return kExitOk;
+    } catch (const std::exception& e) {
+      return config_error(e);
+    }
+  }
   std::optional<TraceOptions> trace;
   try {
     trace = trace_options(args);

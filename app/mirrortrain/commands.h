@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "mirror/model/presets.h"
 #include "mirror/runs/sweep.h"
+#include "mirror/train/overrides.h"
 #include "mirror/strategy/local_workers.h"
 
 namespace mirror::cli {
@@ -20,64 +22,29 @@ inline constexpr int kExitBadConfig = 2;
 // as core reports a worker process that a signal ended.
 using mirror::exit_code_for_signal;
 
-// Options shared by `train` and `summary`; unset optionals keep the preset's value.
+// Options shared by `train`, `summary` and `inspect`: a preset, and the flags given on top of it.
+// An override left unset keeps the preset's value: defaults live in core, not here.
 struct ModelArgs {
-  std::string preset = "fashion-cnn";
+  std::string preset = kDefaultPreset;
   std::optional<std::string> model_file;
-  std::optional<std::string> dataset;
-  std::string data_dir;
-  uint64_t seed = 42;
-  int64_t train_size = 0;  // synthetic sets
-  int64_t val_size = 0;
-  std::optional<int64_t> num_words;  // Keras text datasets
-  int64_t skip_top = 0;
-  int64_t maxlen = 0;
-  int64_t sequence_length = 0;
-  int64_t min_wires_per_topic = 0;
-  double validation_split = -1;  // your own data (images, texts, table)
-  std::string image_size;        // "HxW" or "N"; empty: 256x256
-  std::string color_mode;
-  bool crop_to_aspect_ratio = false;
-  bool follow_links = false;
-  std::string label_column;
+  ConfigOverrides overrides;
 };
 
 struct TrainArgs {
-  ModelArgs model;
-  std::optional<int> epochs;
-  std::optional<int64_t> batch_size;
-  std::optional<double> lr;
-  std::optional<std::string> optimizer;
-  double momentum = 0;
-  bool nesterov = false;
-  std::optional<std::string> devices;  // the preset's choice when not given
-  std::optional<int> logical;
-  int64_t memory_limit_mib = 0;
-  int64_t max_steps = 0;
+  ModelArgs model;               // the preset and every setting given (model.overrides)
   std::string run_dir;
   bool json = false;
-  std::string communicator = "auto";
-  int sync_every = 100;
-  int threads = 0;
-  bool deterministic = false;
-  std::string cuda_graphs = "auto";
-  int top_k = 5;
-  int64_t checkpoint_every = 0;  // with --run-dir: also every N steps (epoch ends always)
-  std::string lr_schedule;       // "cosine:decay_steps=2000,alpha=0.1"; empty: constant
-  int64_t warmup_steps = 0;
-  int64_t scale_lr_with_batch = 0;
-  std::string early_stopping;    // "val_loss:patience=3"
-  std::string plateau;           // "val_loss:factor=0.5,patience=2"
-  double clipnorm = 0, global_clipnorm = 0, clipvalue = 0;
   std::string resume;            // a run directory to continue
   bool accept_changed_data = false;  // --resume on data other than the run recorded
   bool no_record = false;        // without --run-dir: do not record under the default runs folder
   std::string config_file;       // a whole TrainConfig as JSON (a run.json, or what the window saves)
   int nproc = 0;                 // launch this many local worker processes (>= 2), each with the same flags
   int timeout_s = 60;            // how long workers wait for each other (rendezvous, collectives)
-  std::string link;              // the classroom what-if: a simulated link's --link text; empty: none
   std::string trace_file;        // --trace: write these steps' timelines as a Chrome trace here; empty: none
   std::string trace_steps = "1-20";  // --trace-steps A-B
+  bool print_config = false;     // print the config as JSON (what --config reads) and train nothing
+  // The settings given on top of the preset (or, with --config, of the file's config).
+  const ConfigOverrides& overrides() const { return model.overrides; }
 };
 
 // `sweep`: the train options as the base, then a grid of settings, one run per combination.
@@ -113,14 +80,15 @@ struct ExportArgs {
   int64_t sample = 16;
 };
 
-// `predict RUN`: the what-if fitted to a run's step timelines, predicted for more devices.
+// `predict RUN...`: the what-if fitted to runs' step timelines (one run, or a scaling study),
+// predicted for more devices, as the window's scaling page predicts the same runs.
 struct PredictArgs {
-  std::string run;                  // a run directory, or its name under the runs folder
+  std::vector<std::string> runs;    // run directories, or their names under the runs folder
   std::string root;                 // empty: the default runs folder
-  std::string link;                 // --link text; empty: the run's own measured link
+  std::string link;                 // --link text; empty: the runs' own measured link
   std::string algorithm = "ring";
-  std::string devices;              // empty: 1, 2, 4, ..., 512
-  std::string scaling = "weak";
+  std::string devices;              // empty: 1, 2, 4, ..., 512 and each count the runs measured
+  std::string scaling;              // weak | strong; empty: strong for a study of one global batch, else weak
   int devices_per_node = 8;         // hierarchical
   bool json = false;
   bool list_links = false;          // --links: the presets, no run needed

@@ -22,12 +22,13 @@ int main(int argc, char** argv) {
   // Every command's options on one page: the man page is made from it at build time (help2man).
   app.set_help_all_flag("--help-all", "Print the help of every command and exit");
 
-  auto add_model = [](CLI::App* cmd, ModelArgs& m) {
-    cmd->add_option("--preset", m.preset, "Preset to start from (see `mirrortrain presets`)")->capture_default_str();
-    cmd->add_option("--model-file", m.model_file, "Model JSON file (Keras-style layer list); replaces the preset's model");
+  auto add_model = [](CLI::App* cmd, ModelArgs& a) {
+    mirror::ConfigOverrides& m = a.overrides;
+    cmd->add_option("--preset", a.preset, "Preset to start from (see `mirrortrain presets`)")->capture_default_str();
+    cmd->add_option("--model-file", a.model_file, "Model JSON file (Keras-style layer list); replaces the preset's model");
     cmd->add_option("--dataset", m.dataset, "Dataset (see `mirrortrain datasets`); default: the preset's");
     cmd->add_option("--data-dir", m.data_dir, "Directory holding the dataset's files");
-    cmd->add_option("--seed", m.seed, "Seed for weights, data order and synthetic data")->capture_default_str();
+    cmd->add_option("--seed", m.seed, "Seed for weights, data order and synthetic data (default: the preset's; 42)");
     cmd->add_option("--train-size", m.train_size, "Synthetic datasets: training examples");
     cmd->add_option("--val-size", m.val_size, "Synthetic datasets: validation examples");
     cmd->add_option("--num-words", m.num_words, "Reuters/IMDB: keep the most frequent words (load_data's num_words; 0: all); texts: TextVectorization's max_tokens")
@@ -55,49 +56,52 @@ int main(int argc, char** argv) {
   // The options of `train`, shared by `sweep` (whose runs each take them as the base).
   auto add_train = [&add_model](CLI::App* cmd, TrainArgs& t, bool sweep) {
     add_model(cmd, t.model);
-    cmd->add_option("--epochs", t.epochs, "Epochs");
-    cmd->add_option("--batch-size", t.batch_size, "Global batch size, split across replicas");
-    cmd->add_option("--lr", t.lr, "Learning rate");
-    cmd->add_option("--optimizer", t.optimizer, "sgd, adam, adamw, rmsprop or nadam")
+    mirror::ConfigOverrides& o = t.model.overrides;
+    cmd->add_option("--epochs", o.epochs, "Epochs");
+    cmd->add_option("--batch-size", o.batch_size, "Global batch size, split across replicas");
+    cmd->add_option("--lr", o.lr, "Learning rate");
+    cmd->add_option("--optimizer", o.optimizer, "sgd, adam, adamw, rmsprop or nadam")
         ->check(CLI::IsMember(mirror::optimizer_names()));
-    cmd->add_option("--momentum", t.momentum, "Momentum (sgd, rmsprop)");
-    cmd->add_option("--lr-schedule", t.lr_schedule,
+    cmd->add_option("--momentum", o.momentum, "Momentum (sgd, rmsprop)");
+    cmd->add_option("--lr-schedule", o.lr_schedule,
                     "Learning-rate schedule: KIND[:key=value,...], KIND one of constant, piecewise, exponential, "
                     "inverse-time, polynomial, cosine, cosine-restarts (e.g. cosine:decay_steps=2000,alpha=0.1)");
-    cmd->add_option("--warmup-steps", t.warmup_steps, "Linear learning-rate warmup over the first N steps");
-    cmd->add_option("--scale-lr-with-batch", t.scale_lr_with_batch,
+    cmd->add_option("--warmup-steps", o.warmup_steps, "Linear learning-rate warmup over the first N steps");
+    cmd->add_option("--scale-lr-with-batch", o.scale_lr_with_batch,
                     "Linear scaling rule: learning rate x global batch / REF");
-    cmd->add_option("--early-stopping", t.early_stopping,
+    cmd->add_option("--early-stopping", o.early_stopping,
                     "Stop when a metric stops improving: METRIC[:patience=N,min_delta=X,mode=min|max,restore_best=1]");
-    cmd->add_option("--reduce-lr-on-plateau", t.plateau,
+    cmd->add_option("--reduce-lr-on-plateau", o.plateau,
                     "Cut the rate when a metric stalls: METRIC[:factor=0.1,patience=10,cooldown=0,min_lr=0,min_delta=1e-4]");
-    cmd->add_option("--clipnorm", t.clipnorm, "Clip each weight's gradient to this norm (Keras' clipnorm)");
-    cmd->add_option("--global-clipnorm", t.global_clipnorm, "Clip all gradients to this joint norm");
-    cmd->add_option("--clipvalue", t.clipvalue, "Clip each gradient value into [-X, X]");
-    cmd->add_flag("--nesterov", t.nesterov, "Nesterov momentum (sgd)");
-    cmd->add_option("--devices", t.devices, "cpu, cuda, or cuda:0,1 (default: the preset's; cpu)");
-    cmd->add_option("--logical", t.logical, "Logical devices per physical device (replicas each)");
-    cmd->add_option("--memory-limit", t.memory_limit_mib, "Memory limit per logical device, MiB (enforced on CUDA)");
-    cmd->add_option("--max-steps", t.max_steps, "Stop after this many steps (0: no limit)");
+    cmd->add_option("--clipnorm", o.clipnorm, "Clip each weight's gradient to this norm (Keras' clipnorm)");
+    cmd->add_option("--global-clipnorm", o.global_clipnorm, "Clip all gradients to this joint norm");
+    cmd->add_option("--clipvalue", o.clipvalue, "Clip each gradient value into [-X, X]");
+    cmd->add_flag("--nesterov", o.nesterov, "Nesterov momentum (sgd)");
+    cmd->add_option("--devices", o.devices, "cpu, cuda, or cuda:0,1 (default: the preset's; cpu)");
+    cmd->add_option("--logical", o.logical, "Logical devices per physical device (replicas each)");
+    cmd->add_option("--memory-limit", o.memory_limit_mib, "Memory limit per logical device, MiB (enforced on CUDA)");
+    cmd->add_option("--max-steps", o.max_steps, "Stop after this many steps (0: no limit)");
     cmd->add_option("--run-dir", t.run_dir,
                     sweep ? "Folder the sweep's runs go under (default: the runs folder)"
                           : "Record the run in this directory (run.json, metrics.jsonl)");
     cmd->add_flag("--json", t.json, "One JSON object per step and epoch on stdout, then a final one");
-    cmd->add_option("--communicator", t.communicator, "auto or an all-reduce backend (mirrortrain devices lists them)")->capture_default_str();
-    cmd->add_option("--sync-every", t.sync_every, "Check replicas are identical every N steps (0: only at the end)")
-        ->capture_default_str();
-    cmd->add_option("--threads", t.threads, "Intra-op threads per replica (0: cores / replicas)");
-    cmd->add_flag("--deterministic", t.deterministic, "Deterministic algorithms only: same seed, same numbers");
-    cmd->add_option("--cuda-graphs", t.cuda_graphs,
+    // Defaults are core's (MirroredOptions), said in the help rather than restated as values here.
+    const mirror::MirroredOptions defaults;
+    cmd->add_option("--communicator", o.communicator,
+                    fmt::format("auto or an all-reduce backend (mirrortrain devices lists them; default {})", defaults.communicator));
+    cmd->add_option("--sync-every", o.sync_every,
+                    fmt::format("Check replicas are identical every N steps (0: only at the end; default {})", defaults.sync_check_every));
+    cmd->add_option("--threads", o.threads, "Intra-op threads per replica (0: cores / replicas)");
+    cmd->add_flag("--deterministic", o.deterministic, "Deterministic algorithms only: same seed, same numbers");
+    cmd->add_option("--cuda-graphs", o.cuda_graphs,
                     "GPU replicas: capture the step as one CUDA graph (auto: where it can, saying why not; on: "
-                    "refuse a run it cannot capture; off)")
-        ->check(CLI::IsMember({"auto", "on", "off"}))
-        ->capture_default_str();
-    cmd->add_option("--top-k", t.top_k, "k of the top-k accuracy")->capture_default_str();
-    cmd->add_option("--checkpoint-every", t.checkpoint_every,
+                    "refuse a run it cannot capture; off; default " + defaults.cuda_graphs + ")")
+        ->check(CLI::IsMember({"auto", "on", "off"}));
+    cmd->add_option("--top-k", o.top_k, fmt::format("k of the top-k accuracy (default {})", defaults.top_k));
+    cmd->add_option("--checkpoint-every", o.checkpoint_every,
                     "Also checkpoint every N steps (always at epoch ends and on stop)")
         ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--link", t.link,
+    cmd->add_option("--link", o.link,
                     "Simulate a slower link under every all-reduce (the what-if, recorded as simulated): a preset "
                     "(mirrortrain predict --links) or latency=5us,bandwidth=1Gbit (latency alone: unlimited bandwidth); "
                     "also with --config");
@@ -123,6 +127,9 @@ int main(int argc, char** argv) {
     cmd->add_option("--resume", t.resume,
                     "Continue the run recorded in this directory from its newest checkpoint (--epochs and "
                     "--max-steps may extend it; --logical and --nproc may change how its replicas are laid out)");
+    cmd->add_flag("--print-config", t.print_config,
+                  "Print the config these flags train (JSON, as --config reads it) and exit without training")
+        ->excludes("--resume");
     cmd->add_flag("--accept-changed-data", t.accept_changed_data,
                   "With --resume: go on although the run's own data changed since it was recorded (other files or "
                   "contents; run.json keeps both), where resuming would otherwise refuse")
@@ -192,17 +199,22 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   export_cmd->add_option("--root", export_args.root, "Folder of runs (default: $MIRROR_RUNS_DIR or ~/.local/share/mirror-workbench/runs)");
   PredictArgs predict_args;
-  auto* predict = app.add_subcommand("predict", "What-if: fit a run's measured steps and predict 1 to 512 devices over a link");
-  predict->add_option("run", predict_args.run, "Run directory (or its name under the runs folder); it must have step timelines");
+  auto* predict = app.add_subcommand("predict", "What-if: fit runs' measured steps and predict 1 to 512 devices over a link");
+  predict->add_option("runs", predict_args.runs,
+                      "Run directories (or names under the runs folder) with step timelines: one run, or a scaling "
+                      "study's runs (as the window's Scaling page predicts them)");
   predict->add_option("--link", predict_args.link,
                       "Link to predict over: a preset (--links lists them) or latency=5us,bandwidth=1Gbit "
-                      "(default: this machine's, fitted from the run)");
+                      "(default: this machine's, fitted from the runs)");
   predict->add_option("--algorithm", predict_args.algorithm,
                       "All-reduce: ring, tree, or hierarchical (ring over NVLink 4 inside a node, then --link between nodes)")
       ->capture_default_str();
-  predict->add_option("--devices", predict_args.devices, "Device counts: 1,2,4,8 or 1-8 or 1..512 (default 1,2,4,...,512)");
+  predict->add_option("--devices", predict_args.devices,
+                      "Device counts: 1,2,4,8 or 1-8 or 1..512 (default 1,2,4,...,512 and each count the runs measured)");
   predict->add_option("--scaling", predict_args.scaling,
-                      "weak (fixed per-replica batch) or strong (fixed global batch)")->capture_default_str();
+                      "weak (fixed per-replica batch) or strong (fixed global batch); default strong for a study's "
+                      "runs of one global batch, else weak")
+      ->check(CLI::IsMember({"weak", "strong"}));
   predict->add_option("--devices-per-node", predict_args.devices_per_node, "Hierarchical: devices per node")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();

@@ -1,4 +1,4 @@
-// mirrortrain predict RUN: the what-if fitted to a recorded run, predicted for more devices.
+// mirrortrain predict RUN...: the what-if fitted to recorded runs, predicted for more devices.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -28,7 +28,7 @@ nlohmann::json link_json(const LinkSpec& l) {
   return j;
 }
 
-nlohmann::json prediction_json(const RunRecord& run, const Prediction& p) {
+nlohmann::json prediction_json(const std::vector<RunRecord>& runs, const Prediction& p) {
   const FittedModel& m = p.model;
   nlohmann::json points = nlohmann::json::array();
   for (const PredictedPoint& q : p.points)
@@ -48,7 +48,10 @@ nlohmann::json prediction_json(const RunRecord& run, const Prediction& p) {
                           {"steps_used", m.steps_used},
                           {"measured_link", m.measured_link_fitted ? link_json(m.measured_link) : nlohmann::json()},
                           {"notes", m.notes}};
-  return {{"run", run.dir},
+  nlohmann::json dirs = nlohmann::json::array();
+  for (const RunRecord& r : runs) dirs.push_back(r.dir);
+  return {{"run", runs.front().dir},
+          {"runs", dirs},
           {"model", model},
           {"link", link_json(p.comm.link)},
           {"algorithm", algorithm_name(p.comm.algorithm)},
@@ -61,11 +64,12 @@ nlohmann::json prediction_json(const RunRecord& run, const Prediction& p) {
           {"summary", p.bound_sentence()}};
 }
 
-void print_prediction(const RunRecord& run, const Prediction& p) {
+void print_prediction(const std::vector<RunRecord>& runs, const Prediction& p) {
   const FittedModel& m = p.model;
-  fmt::print("What-if for {}: fitted to {} on {} (global batch {}, {} per replica)\n",
-             terminal_text(run.display_name()), counted(m.steps_used, "step"), counted(m.measured_replicas, "replica"),
-             m.global_batch, m.per_replica_batch);
+  const std::string what = runs.size() == 1 ? terminal_text(runs.front().display_name())
+                                            : fmt::format("a study of {}", counted(static_cast<int64_t>(runs.size()), "run"));
+  fmt::print("What-if for {}: fitted to {} on {} (global batch {}, {} per replica)\n", what,
+             counted(m.steps_used, "step"), counted(m.measured_replicas, "replica"), m.global_batch, m.per_replica_batch);
   fmt::print("  compute {:.4g} ms per example, update {:.3g} ms, other {:.3g} ms per step; gradients {}\n",
              m.compute_per_example_s * 1e3, m.update_s * 1e3, m.overhead_s * 1e3, bytes_text(m.gradient_bytes));
   if (m.measured_link_fitted) fmt::print("  this machine's all-reduce: {}\n", terminal_text(m.measured_link.describe()));
@@ -99,19 +103,22 @@ int print_links() {
 int run_predict(const PredictArgs& a) {
   try {
     if (a.list_links) return print_links();
-    if (a.run.empty()) throw ConfigError("predict: name a run (RUN), or ask for --links");
+    if (a.runs.empty()) throw ConfigError("predict: name a run (RUN), several (a study), or ask for --links");
+    std::vector<RunRecord> runs;
+    for (const std::string& name : a.runs) {
+      runs.push_back(read_run(resolve_run(a.root, name)));
+      for (const auto& w : runs.back().warnings)
+        fmt::print(stderr, "mirrortrain: warning: {}: {}\n", terminal_text(runs.back().name), terminal_text(w, LineBreaks::kKeep));
+    }
     PredictOptions options;
     if (!a.link.empty()) options.link = parse_link(a.link);
     options.algorithm = parse_algorithm(a.algorithm);
-    options.scaling = parse_scaling(a.scaling);
-    if (!a.devices.empty()) options.devices = parse_device_counts(a.devices);
+    options.scaling = a.scaling.empty() ? study_scaling(runs) : parse_scaling(a.scaling);
+    options.devices = a.devices.empty() ? study_device_counts(runs) : parse_device_counts(a.devices);
     options.devices_per_node = a.devices_per_node;
-    const RunRecord run = read_run(resolve_run(a.root, a.run));
-    for (const auto& w : run.warnings)
-      fmt::print(stderr, "mirrortrain: warning: {}: {}\n", terminal_text(run.name), terminal_text(w, LineBreaks::kKeep));
-    const Prediction p = predict(fit_model(run), options);
-    if (a.json) fmt::print("{}\n", prediction_json(run, p).dump());
-    else print_prediction(run, p);
+    const Prediction p = predict(fit_study(runs), options);
+    if (a.json) fmt::print("{}\n", prediction_json(runs, p).dump());
+    else print_prediction(runs, p);
     return kExitOk;
   } catch (const ConfigError& e) {
     return config_error(e);

@@ -57,8 +57,7 @@ int train_sweep(Sweep& sweep, bool json, std::vector<RunRecord>& done,
 int run_sweep(const SweepArgs& args) {
   std::unique_ptr<Sweep> sweep;
   try {
-    TrainConfig base = train_config(args.train);
-    base.checkpoints.every_steps = args.train.checkpoint_every;
+    const TrainConfig base = train_config(args.train);
     // `--grid lr=0.01 0.1 batch=32 64`: a word without '=' is one more value of the setting before it.
     std::vector<std::string> specs;
     for (const auto& word : args.grid) {
@@ -72,7 +71,7 @@ int run_sweep(const SweepArgs& args) {
       ScalingStudyOptions study;
       study.logical_devices = args.scaling_devices;
       study.tries = args.tries;
-      study.epochs_chosen = args.train.epochs.has_value();
+      study.epochs_chosen = args.train.overrides().epochs.has_value();
       study.other_axes = std::move(axes);
       points = scaling_study_points(base, study);
     } else {

@@ -286,5 +286,18 @@ else
   failed=$((failed + 1)); printf 'FAIL runs list with crafted runs: exit %s, output:\n%s\n' "$crafted_rc" "$crafted_runs"
 fi
 
+# --print-config: the config the flags train, as --config reads it back; nothing trains or is recorded.
+expect print-config-flags 0 '"nesterov": true' -- "$bin" train --preset spirals-mlp --optimizer sgd --momentum 0.9 --nesterov --print-config
+expect print-config-round-trip 0 '^same$' -- bash -c '"$0" train --preset spirals-mlp --lr 0.05 --seed 7 --print-config > "$1/printed.json" &&
+  "$0" train --config "$1/printed.json" --print-config | cmp - "$1/printed.json" && echo same' "$bin" "$tmp"
+expect print-config-trains-nothing 0 '^absent$' -- bash -c '"$0" train --preset spirals-mlp --run-dir "$1/printed-run" --print-config >/dev/null &&
+  { [[ -e "$1/printed-run" ]] && echo present || echo absent; }' "$bin" "$tmp"
+expect print-config-bad-flag 2 'invalid learning rate: 0' -- "$bin" train --preset spirals-mlp --lr 0 --print-config
+# predict RUN RUN: a scaling study's runs (one global batch on 1 and 2 replicas) fitted together, strong scaling.
+"$bin" train --preset spirals-mlp --logical 1 --max-steps 30 --run-dir "$tmp/study-1" >/dev/null 2>&1
+"$bin" train --preset spirals-mlp --logical 2 --max-steps 30 --run-dir "$tmp/study-2" >/dev/null 2>&1
+expect predict-study 0 'What-if for a study of 2 runs.*strong scaling' -- bash -c '"$0" predict "$1/study-1" "$1/study-2" | tr "\n" " "' "$bin" "$tmp"
+expect predict-one-run 0 'weak scaling' -- "$bin" predict "$tmp/study-2"
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

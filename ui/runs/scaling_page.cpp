@@ -142,27 +142,6 @@ QString chart_key(const QChart* chart) {
   return entries.join(" &nbsp; ");
 }
 
-// The what-if's model for a study: compute, update and overhead from the runs with the fewest
-// replicas (one device as it ran alone: on logical devices the others share its cores), the link
-// from every run's all-reduces. Throws DataError when no run recorded timelines.
-FittedModel fit_study(const std::vector<RunRecord>& runs) {
-  FittedModel pooled = fit_model(runs);
-  std::map<int, std::vector<RunRecord>> by_replicas;
-  for (const RunRecord& r : runs) {
-    try {
-      by_replicas[fit_model(r).measured_replicas].push_back(r);
-    } catch (const std::exception&) {
-      // a run without timelines: the pooled fit left it out too
-    }
-  }
-  if (by_replicas.empty()) return pooled;
-  FittedModel fewest = fit_model(by_replicas.begin()->second);
-  fewest.measured_link = pooled.measured_link;
-  fewest.measured_link_fitted = pooled.measured_link_fitted;
-  fewest.allreduce_points = pooled.allreduce_points;
-  return fewest;
-}
-
 // The predicted point for `devices`, nullptr when it was not predicted.
 const auto* predicted_at(const Prediction& prediction, int devices) {
   for (const auto& p : prediction.points)
@@ -176,6 +155,8 @@ void ScalingPage::set_runs(const std::vector<RunRecord>& runs) {
   study_ = scaling_study(runs);
   model_.reset();
   fit_error_.clear();
+  scaling_ = study_scaling(runs);
+  device_counts_ = study_device_counts(runs);
   if (has_study() && !study_.mixed) {
     try {
       model_ = fit_study(runs);
@@ -192,11 +173,9 @@ void ScalingPage::repredict() {
   prediction_error_.clear();
   if (!model_) return;
   PredictOptions options;
-  options.scaling = Scaling::kStrong;  // a study's runs share their config, the global batch with it
-  options.devices = default_device_counts();
-  for (const auto& p : study_.points) options.devices.push_back(p.replicas);
-  std::sort(options.devices.begin(), options.devices.end());
-  options.devices.erase(std::unique(options.devices.begin(), options.devices.end()), options.devices.end());
+  // As `mirrortrain predict` does for the same runs: a study's runs share their global batch.
+  options.scaling = scaling_;
+  options.devices = device_counts_;
   const std::string chosen = link_choice_->currentData().toString().toStdString();
   if (!chosen.empty()) options.link = find_link_preset(chosen);
   try {
@@ -215,6 +194,27 @@ void ScalingPage::set_dark(bool dark) {
 
 bool ScalingPage::has_study() const { return study_.points.size() >= 2; }
 
+namespace {
+// Adds `series` over one category per measured count (x) and a value axis from 0 to y_max (y).
+void attach_over_counts(QChart* chart, QAbstractSeries* series, const std::vector<ScalingPoint>& points,
+                        const QString& y_title, double y_max) {
+  QStringList categories;
+  for (const auto& s : points) categories << QString::fromStdString(counted(s.replicas, "replica"));
+  chart->addSeries(series);
+  auto* x = new QBarCategoryAxis;
+  x->append(categories);
+  auto* y = new QValueAxis;
+  y->setTitleText(y_title);
+  y->setLabelFormat(y_max >= 1000 ? "%.0f" : "%.3g");
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+  y->setRange(0, y_max > 0 && std::isfinite(y_max) ? 1.1 * y_max : 1.0);
+  y->applyNiceNumbers();
+}
+}  // namespace
+
 void ScalingPage::redraw() {
   const auto& points = study_.points;
   const bool same_replicas = points.size() == 1 && study_.runs.size() >= 2;
@@ -228,6 +228,14 @@ void ScalingPage::redraw() {
   whatif_chart_->setVisible(prediction_.has_value());
   prediction_text_->setText(QString::fromStdString(prediction_words()));
 
+  fill_table();
+  draw_throughput();
+  draw_breakdown();
+  draw_whatif();
+}
+
+void ScalingPage::fill_table() {
+  const auto& points = study_.points;
   const QStringList header = {"replicas", "tries", "samples/s (median)", "slowest–fastest", "spread", "speed-up",
                               "ideal", "efficiency", "step ms", "compute ms", "all-reduce ms", "update ms", "other ms"};
   table_->clear();
@@ -248,32 +256,12 @@ void ScalingPage::redraw() {
   }
   table_->resizeColumnsToContents();
   fit_height(table_);
+}
 
-  QStringList categories;
-  for (const auto& s : points) categories << QString::fromStdString(counted(s.replicas, "replica"));
-  auto reset = [](QChart* chart) {
-    chart->removeAllSeries();
-    for (auto* axis : chart->axes()) {
-      chart->removeAxis(axis);
-      delete axis;
-    }
-  };
-  auto attach = [&categories](QChart* chart, QAbstractSeries* series, const QString& y_title, double y_max) {
-    chart->addSeries(series);
-    auto* x = new QBarCategoryAxis;
-    x->append(categories);
-    auto* y = new QValueAxis;
-    y->setTitleText(y_title);
-    y->setLabelFormat(y_max >= 1000 ? "%.0f" : "%.3g");
-    chart->addAxis(x, Qt::AlignBottom);
-    chart->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(x);
-    series->attachAxis(y);
-    y->setRange(0, y_max > 0 && std::isfinite(y_max) ? 1.1 * y_max : 1.0);
-    y->applyNiceNumbers();
-  };
+void ScalingPage::draw_throughput() {
+  const auto& points = study_.points;
   QChart* throughput = throughput_chart_->chart();
-  reset(throughput);
+  clear_chart(throughput);
   // Each count's tries as a box from the slowest to the fastest, the median across it.
   auto* measured = new QBoxPlotSeries;
   measured->setName("measured tries (box: slowest to fastest, line: median)");
@@ -294,7 +282,7 @@ void ScalingPage::redraw() {
       predicted_here.push_back(p ? p->samples_per_s : std::nan(""));
       if (p) top = std::max(top, p->samples_per_s);
     }
-  attach(throughput, measured, "samples/s", top);
+  attach_over_counts(throughput, measured, points, "samples/s", top);
   QAbstractAxis* x_axis = throughput->axes(Qt::Horizontal)[0];
   QAbstractAxis* y_axis = throughput->axes(Qt::Vertical)[0];
   auto* ideal = new QLineSeries;
@@ -343,9 +331,13 @@ void ScalingPage::redraw() {
   efficiency->attachAxis(percent);
   throughput->legend()->setVisible(false);  // a theme may bring it back: the key under the chart says it
   throughput_key_->setText(chart_key(throughput));
+  apply_chart_fonts(throughput);
+}
 
+void ScalingPage::draw_breakdown() {
+  const auto& points = study_.points;
   QChart* breakdown = breakdown_chart_->chart();
-  reset(breakdown);
+  clear_chart(breakdown);
   auto* stacked = new QStackedBarSeries;
   const std::pair<const char*, double ScalingPoint::*> phases[] = {{"compute", &ScalingPoint::compute_ms},
                                                                    {"all-reduce", &ScalingPoint::allreduce_ms},
@@ -360,119 +352,8 @@ void ScalingPage::redraw() {
   }
   double longest = 0;
   for (const auto& s : points) longest = std::max(longest, s.compute_ms + s.allreduce_ms + s.update_ms + s.other_ms);
-  attach(breakdown, stacked, "ms per step", longest);
-  for (QChart* chart : {throughput, breakdown}) apply_chart_fonts(chart);
-  draw_whatif();
-}
-
-std::string ScalingPage::prediction_words() const {
-  if (!has_study() || study_.mixed) return {};
-  if (!model_) return "No prediction: " + fit_error_;
-  if (!prediction_) return "No prediction over this link: " + prediction_error_;
-  const FittedModel& m = prediction_->model;
-  std::string words = fmt::format(
-      "What if: {} Fitted to {} step timelines of these runs: {:.1f} µs of compute per example (as {} computed), "
-      "{:.2f} ms for the update; the link: {}.",
-      prediction_->bound_sentence(), m.steps_used, 1e6 * m.compute_per_example_s,
-      counted(m.measured_replicas, "replica"), 1e3 * m.update_s, prediction_->comm.link.describe());
-  const bool logical = std::all_of(study_.points.begin(), study_.points.end(),
-                                   [](const auto& p) { return p.physical_devices == 1; });
-  words += " On the what-if chart: the line is the prediction, grey dashes perfect scaling, the dots the measured "
-           "medians (bars: slowest to fastest try)";
-  words += prediction_->communication_bound_from > 0 ? ", the dash-dot line where the all-reduce overtakes the compute." : ".";
-  if (logical && study_.points.size() >= 2 && prediction_->shares_cores)
-    words += fmt::format(
-        " These replicas are logical devices sharing one machine's {} cores, {} thread{} each: the prediction "
-        "slows each device's compute once the replicas ask for more threads than there are cores, as the "
-        "measured boxes did.",
-        m.usable_cores, m.intra_op_threads, m.intra_op_threads == 1 ? "" : "s");
-  else if (logical && study_.points.size() >= 2)
-    words +=
-        " These replicas are logical devices sharing one machine's cores; the prediction gives every device the "
-        "compute it measured alone, as separate GPUs or machines would have, so the measured boxes fall below "
-        "the predicted line where the replicas shared cores.";
-  return words;
-}
-
-void ScalingPage::draw_whatif() {
-  QChart* chart = whatif_chart_->chart();
-  chart->removeAllSeries();
-  for (auto* axis : chart->axes()) {
-    chart->removeAxis(axis);
-    delete axis;
-  }
-  chart->legend()->setVisible(false);  // the sentence beside gives the key (a theme may bring it back)
-  if (!prediction_ || prediction_->points.empty()) return;
-  const auto& predicted_points = prediction_->points;
-  // Devices on a log-2 scale (x = log2 of the count), labelled at every third doubling so that the
-  // labels stay apart on a narrow chart.
-  const double most = predicted_points.back().devices;
-  auto* x = new QCategoryAxis;
-  x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-  for (int k = 0; (1 << k) <= most; k += 3) x->append(QString::number(1 << k), k);
-  x->setRange(-0.3, std::log2(most) + 0.3);
-  x->setTitleText("devices");
-  auto* y = new QLogValueAxis;
-  y->setBase(10);
-  y->setLabelFormat("%.0f");
-  y->setMinorTickCount(-1);
-  y->setTitleText("samples/s");
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  double low = INFINITY, high = 0;  // of the prediction and the measures: the y axis' range
-  auto add = [&](QXYSeries* series, bool sets_range) {
-    chart->addSeries(series);
-    series->attachAxis(x);
-    series->attachAxis(y);
-    if (sets_range)
-      for (const QPointF& p : series->points()) {
-        low = std::min(low, p.y());
-        high = std::max(high, p.y());
-      }
-  };
-  auto* curve = new QLineSeries;
-  curve->setObjectName("whatif_predicted");
-  curve->setName("predicted");
-  curve->setPen(QPen(palette_colour(1, dark_), 2));
-  curve->setPointsVisible(true);
-  for (const auto& p : predicted_points)
-    if (p.samples_per_s > 0) curve->append(std::log2(p.devices), p.samples_per_s);
-  add(curve, true);
-  auto* ideal = new QLineSeries;
-  ideal->setName("perfect");
-  ideal->setPen(QPen(QColor(150, 150, 150), 1.5, Qt::DashLine));
-  const double one = predicted_points.front().samples_per_s / predicted_points.front().devices;
-  for (const auto& p : predicted_points) ideal->append(std::log2(p.devices), one * p.devices);
-  add(ideal, false);  // it leaves the top of the chart, as perfect scaling leaves any real curve
-  // The measured tries: the median as a dot, the slowest to the fastest as a bar through it.
-  auto* medians = new QScatterSeries;
-  medians->setObjectName("whatif_measured");
-  medians->setName("measured");
-  medians->setColor(palette_colour(0, dark_));
-  medians->setMarkerSize(9);
-  for (const auto& s : study_.points) medians->append(std::log2(s.replicas), s.samples_per_sec);
-  add(medians, true);
-  for (const auto& s : study_.points) {
-    if (s.samples_per_sec_high <= s.samples_per_sec_low) continue;
-    auto* range = new QLineSeries;
-    range->setPen(QPen(palette_colour(0, dark_), 2));
-    range->append(std::log2(s.replicas), s.samples_per_sec_low);
-    range->append(std::log2(s.replicas), s.samples_per_sec_high);
-    add(range, true);
-  }
-  if (!(high > 0)) return;
-  const double y_low = std::pow(10, std::floor(std::log10(low))), y_high = std::pow(10, std::ceil(std::log10(1.5 * high)));
-  y->setRange(y_low, y_high);
-  if (prediction_->communication_bound_from > 0) {
-    auto* bound = new QLineSeries;
-    bound->setObjectName("whatif_bound");
-    bound->setName(QString("comm.-bound from %1").arg(prediction_->communication_bound_from));
-    bound->setPen(QPen(palette_colour(3, dark_), 1.5, Qt::DashDotLine));
-    bound->append(std::log2(prediction_->communication_bound_from), y_low);
-    bound->append(std::log2(prediction_->communication_bound_from), y_high);
-    add(bound, false);
-  }
-  apply_chart_fonts(chart);
+  attach_over_counts(breakdown, stacked, points, "ms per step", longest);
+  apply_chart_fonts(breakdown);
 }
 
 }  // namespace mirror::ui

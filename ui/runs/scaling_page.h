@@ -59,7 +59,10 @@ class ScalingPage : public QWidget {
   const std::optional<Prediction>& prediction() const { return prediction_; }
 
  private:
-  void redraw();
+  void redraw();             // the reading, the table and every chart, from study_ and prediction_
+  void fill_table();
+  void draw_throughput();    // the measured boxes, perfect scaling, the prediction, the efficiency
+  void draw_breakdown();     // each count's step in its phases
   void repredict();          // prediction_ from model_ over the chosen link
   void draw_whatif();
   std::string prediction_words() const;  // the sentence under the charts: where it becomes communication-bound
@@ -68,6 +71,8 @@ class ScalingPage : public QWidget {
 
   ScalingStudy study_;
   std::optional<FittedModel> model_;   // fitted to the study's runs; nullopt: fit_error_ says why
+  Scaling scaling_ = Scaling::kStrong; // what the prediction keeps (study_scaling of the runs)
+  std::vector<int> device_counts_;     // what it lists (study_device_counts of the runs)
   std::string fit_error_;
   std::optional<Prediction> prediction_;
   std::string prediction_error_;

@@ -23,11 +23,11 @@
 
 #include <cmath>
 
+#include "mirror/data/data_guess.h"
 #include "mirror/data/load_progress.h"
 #include "mirror/data/preview.h"
 #include "mirror/train/config.h"
 #include "mirror/util/error.h"
-#include "ui/setup/dataset_guess.h"
 #include "ui/setup/point_editor.h"
 #include "ui/widgets/class_look.h"
 #include "ui/widgets/plain_text.h"
@@ -36,9 +36,6 @@
 namespace mirror::ui {
 
 namespace {
-constexpr int kSamples = 8;
-constexpr int kTableHeight = 160;  // the class table's most
-constexpr int64_t kMaxPoints = 4000;  // of a 2-D dataset drawn on the Data tab
 constexpr int kProgressMs = 100;      // the progress bar's refresh while loading
 
 // The dataset `name`'s options it reads; none for an unknown name.
@@ -135,7 +132,7 @@ DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent) {
   classes_->verticalHeader()->setVisible(false);
   classes_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
   classes_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  classes_->setMaximumHeight(kTableHeight);
+  classes_->setMaximumHeight(kClassTableHeight);
   samples_ = new QWidget;
   samples_layout_ = new QGridLayout(samples_);
   samples_layout_->setContentsMargins(0, 0, 0, 0);
@@ -341,72 +338,6 @@ void DatasetPanel::on_loaded() {
   Q_EMIT dataset_changed(dataset_);
 }
 
-void DatasetPanel::show_dataset() {
-  const auto& info = dataset_->info();
-  QString shape;
-  for (size_t i = 0; i < info.input_shape.size(); ++i) shape += (i ? " × " : "") + QString::number(info.input_shape[i]);
-  summary_->setText(QString("<b>%1</b>: %2 training / %3 validation examples of %4%5, %6 classes.")
-                        .arg(QString::fromStdString(info.name).toHtmlEscaped(),  // one arg(): see learned_view
-                             QString::number(dataset_->size(Split::kTrain)),
-                             QString::number(dataset_->size(Split::kValidation)), shape,
-                             info.kind == InputKind::kTokens ? QString(" token ids (below %1)").arg(info.vocab_size)
-                                                             : QString(),
-                             QString::number(info.num_classes)));
-  const auto train = dataset_->class_counts(Split::kTrain);
-  const auto val = dataset_->class_counts(Split::kValidation);
-  classes_->setRowCount(static_cast<int>(info.num_classes));
-  for (int k = 0; k < static_cast<int>(info.num_classes); ++k) {
-    const QString name = k < static_cast<int>(info.class_names.size()) ? QString::fromStdString(info.class_names[static_cast<size_t>(k)])
-                                                                       : QString::number(k);
-    auto* name_item = new QTableWidgetItem(QString("%1 %2").arg(k).arg(name));
-    name_item->setForeground(class_color(k));  // as the points and the Learned tab draw it
-    classes_->setItem(k, 0, name_item);
-    classes_->setItem(k, 1, new QTableWidgetItem(QString::number(train[static_cast<size_t>(k)])));
-    classes_->setItem(k, 2, new QTableWidgetItem(QString::number(val[static_cast<size_t>(k)])));
-  }
-  // No taller than its rows (three classes leave room for the points below), at most kTableHeight.
-  int rows_height = classes_->horizontalHeader()->height() + 2 * classes_->frameWidth();
-  for (int k = 0; k < classes_->rowCount(); ++k) rows_height += classes_->rowHeight(k);
-  classes_->setMaximumHeight(std::min(kTableHeight, rows_height));
-  while (auto* item = samples_layout_->takeAt(0)) {
-    delete item->widget();
-    delete item;
-  }
-  // 2-D points: a scatter plot of the training split rather than a few coordinates as text.
-  const bool plane = info.kind == InputKind::kFloat && info.input_shape == std::vector<int64_t>{2};
-  points_->setVisible(plane && !editor_->isVisibleTo(this));  // the editor draws the points it made
-  if (plane) {
-    std::vector<PointPlot::Point> points;
-    for (const auto& p : preview_examples(*dataset_, Split::kTrain, kMaxPoints))
-      points.push_back({p.values[0], p.values[1], p.label});
-    points_->set_points(std::move(points));
-    return;
-  }
-  const auto previews = preview_examples(*dataset_, Split::kTrain, kSamples);
-  for (size_t i = 0; i < previews.size(); ++i) {
-    const auto& p = previews[i];
-    auto* label = new QLabel;
-    label->setToolTip(literal(QString("example %1: class %2 %3").arg(p.index).arg(p.label).arg(QString::fromStdString(p.label_name))));
-    if (!p.text.empty()) {
-      // Class names and texts come from the dataset's files: escaped into the bold markup.
-      label->setTextFormat(Qt::RichText);
-      label->setText(QString("<b>%1</b>: %2")
-                         .arg(QString::fromStdString(p.label_name).toHtmlEscaped())
-                         .arg(QString::fromStdString(p.text).left(240).toHtmlEscaped()));
-      label->setWordWrap(true);
-      samples_layout_->addWidget(label, static_cast<int>(i), 0);
-    } else if (p.shape.size() == 3) {
-      label->setPixmap(example_thumbnail(p, 56));
-      auto* caption = plain_label(QString::fromStdString(p.label_name));
-      caption->setAlignment(Qt::AlignHCenter);
-      samples_layout_->addWidget(label, 0, static_cast<int>(i));
-      samples_layout_->addWidget(caption, 1, static_cast<int>(i));
-    } else {
-      delete label;
-    }
-  }
-}
-
 void DatasetPanel::dragEnterEvent(QDragEnterEvent* event) {
   if (event->mimeData()->hasUrls()) event->acceptProposedAction();
 }
@@ -419,8 +350,9 @@ void DatasetPanel::dropEvent(QDropEvent* event) {
 }
 
 void DatasetPanel::open_dropped(const QString& path) {
-  const DroppedData guess = guess_dropped_data(path, name_->currentText());
-  set_dataset(guess.name.isEmpty() || name_->findText(guess.name) < 0 ? name_->currentText() : guess.name, guess.path);
+  const DataGuess guess = guess_data_at(path.toStdString(), name_->currentText().toStdString());
+  const QString name = QString::fromStdString(guess.name);
+  set_dataset(name.isEmpty() || name_->findText(name) < 0 ? name_->currentText() : name, QString::fromStdString(guess.path));
   load();
 }
 

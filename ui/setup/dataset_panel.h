@@ -98,8 +98,9 @@ class DatasetPanel : public QWidget {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  static constexpr int kClassTableHeight = 160;  // the class table's most, px
   void on_loaded();
-  void show_dataset();
+  void show_dataset();  // dataset_overview.cpp
   void update_option_visibility();
   void browse();
   void show_progress();

@@ -57,23 +57,9 @@ QWidget* scrolled(QWidget* w) {
   return s;
 }
 
-// The settings in one line: "spirals-mlp · blobs · adam, lr 0.01 · batch 64 · 2 logical cpu devices".
-QString setup_summary(const TrainConfig& c) {
-  QStringList parts;
-  if (!c.preset.empty()) parts << QString::fromStdString(c.preset);
-  parts << QString::fromStdString(c.dataset.name);
-  parts << QString("%1, lr %2").arg(QString::fromStdString(c.optimizer.name)).arg(c.optimizer.effective_learning_rate(), 0, 'g', 3);
-  parts << QString("batch %1").arg(c.batch_size);
-  parts << QString("%1 logical %2 device%3")
-               .arg(c.devices.logical)
-               .arg(QString::fromStdString(c.devices.devices))
-               .arg(c.devices.logical == 1 ? "" : "s");
-  return parts.join(" \u00b7 ");
-}
-
-// The preset a first start opens: fashion-cnn where its dataset is installed, else spirals-mlp.
+// The preset a first start opens: the default one where its dataset is installed, else spirals-mlp.
 QString first_preset() {
-  return dataset_present(config_from_preset("fashion-cnn").dataset) ? "fashion-cnn" : "spirals-mlp";
+  return dataset_present(config_from_preset(kDefaultPreset).dataset) ? kDefaultPreset : "spirals-mlp";
 }
 }  // namespace
 
@@ -331,47 +317,6 @@ void MainWindow::update_train_enabled() {
   blocked_->setText(why.isEmpty() || running ? "" : "Cannot train: " + why);
   train_->setToolTip(why.isEmpty() ? "Start training (Ctrl+Enter)" : literal("Cannot train: " + why));
   fold_setup();
-}
-
-void MainWindow::fold_setup() {
-  if (!presentation_) return;  // still being built
-  const bool presenting = presentation_->presentation_action()->isChecked();
-  const bool projector = presentation_->projector_action()->isChecked();
-  const bool lesson = lessons_->dock() && !lessons_->dock()->isHidden();
-  const bool busy = launcher_->running() || launcher_->sweeping();
-  // Projector mode is for a room: the pages keep the width until the teacher unfolds the settings.
-  const bool room = busy || lesson || projector;
-  if (!room) setup_unfolded_ = false;  // the next run or lesson folds them again
-  tabs_->setVisible(!presenting && (!room || setup_unfolded_));
-  setup_strip_->setVisible(!presenting && room);
-  setup_toggle_->setText(setup_unfolded_ ? "\u25C2 Settings" : "Settings \u25B8");
-  // Unfolded, the tabs say it all: the summary would only crowd the pages' tabs into scrolling.
-  setup_summary_->setVisible(!tabs_->isVisibleTo(this));
-  if (!setup_strip_->isVisibleTo(this) || !setup_summary_->isVisibleTo(this)) return;
-  // What trains, or what would: a sweep's or lesson's run says which of how many it is and shows
-  // its own settings, not the panels'; an open lesson names itself and its runs.
-  QString summary;
-  const TrainConfig* run_config = launcher_->run_config();
-  if (busy && run_config) {
-    summary = setup_summary(*run_config);
-    if (launcher_->sweeping())
-      summary = QString("run %1 of %2: %3 \u00b7 ")
-                    .arg(launcher_->sweep_position())
-                    .arg(launcher_->sweep_size())
-                    .arg(launcher_->sweep_label()) + summary;
-  } else if (lesson && lessons_->panel()) {
-    const Lesson& l = lessons_->panel()->lesson();
-    QStringList labels;
-    for (const LessonRun& r : l.runs) labels << QString::fromStdString(r.label);
-    summary = QString("Lesson \u201c%1\u201d: %2").arg(QString::fromStdString(l.title), labels.join(" \u00b7 "));
-  } else {
-    summary = setup_summary(current_config());
-  }
-  if (lessons_->training())  // a lesson's run, not a run started beside an open lesson
-    summary = QString("Lesson \u201c%1\u201d, ").arg(QString::fromStdString(lessons_->panel()->lesson().title)) + summary;
-  // Elided in the middle to at most a third of the window, beside the tabs; whole in its tooltip.
-  setup_summary_->setText(setup_summary_->fontMetrics().elidedText(summary, Qt::ElideMiddle, std::max(200, width() / 3)));
-  setup_summary_->setToolTip(literal(summary));  // a lesson's title and labels come from its file
 }
 
 TrainConfig MainWindow::current_config() const {

@@ -21,10 +21,14 @@
 
 namespace mirror {
 
-namespace {
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kTextExtensions{".txt"};
+const std::vector<std::string>& text_extensions() {
+  static const std::vector<std::string> extensions{".txt"};
+  return extensions;
+}
+
+namespace {
 
 // "line L, byte B of the line" for byte `offset` of `text`, both counted from 1.
 std::string line_and_column(const std::string& text, size_t offset) {
@@ -86,8 +90,8 @@ std::shared_ptr<const Dataset> load_text_folder(const TextFolderOptions& o) {
   check_options(o);
   if (o.dir.empty())
     throw ConfigError("texts: give the folder with --data-dir DIR (one subfolder of .txt files per class)");
-  const DirectoryIndex index = index_directory(o.dir, kTextExtensions, o.follow_links);
-  require_files_in_every_class(index, o.dir, "texts", kTextExtensions);
+  const DirectoryIndex index = index_directory(o.dir, text_extensions(), o.follow_links);
+  require_files_in_every_class(index, o.dir, "texts", text_extensions());
   const auto n = static_cast<int64_t>(index.files.size());
   const KerasSplit split = keras_split(n, o.seed, o.validation_split);
 

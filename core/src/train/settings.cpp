@@ -12,11 +12,22 @@
 namespace mirror {
 
 namespace {
-const std::map<std::string, std::string>& short_names() {
-  static const std::map<std::string, std::string> names = {
-      {"lr", "optimizer.learning_rate"}, {"batch", "batch_size"}, {"logical", "devices.logical"},
-      {"epochs", "epochs"},              {"optimizer", "optimizer.name"}, {"momentum", "optimizer.momentum"},
-      {"seed", "seed"},                  {"link", "simulated_link"}};
+// The settings people vary by a short name: the config key each stands for and how it reads in
+// words ("Learning rate"). One table, so a name cannot be known to one and not the other.
+struct ShortName {
+  const char* key;
+  const char* words;
+};
+const std::map<std::string, ShortName>& short_names() {
+  static const std::map<std::string, ShortName> names = {
+      {"lr", {"optimizer.learning_rate", "Learning rate"}},
+      {"batch", {"batch_size", "Batch size"}},
+      {"logical", {"devices.logical", "Logical devices"}},
+      {"epochs", {"epochs", "Epochs"}},
+      {"optimizer", {"optimizer.name", "Optimizer"}},
+      {"momentum", {"optimizer.momentum", "Momentum"}},
+      {"seed", {"seed", "Seed"}},
+      {"link", {"simulated_link", "Simulated link"}}};
   return names;
 }
 }  // namespace
@@ -42,13 +53,10 @@ nlohmann::json parse_value(const std::string& text) {
   return text;  // a word: "adam"
 }
 
-// "learning rates", for the settings a person sweeps by their short names; the name itself else.
+// "Learning rate", for the settings a person sweeps by their short names; the name itself else.
 std::string setting_in_words(const std::string& name) {
-  static const std::map<std::string, std::string> words = {
-      {"lr", "Learning rate"}, {"batch", "Batch size"}, {"logical", "Logical devices"}, {"epochs", "Epochs"},
-      {"optimizer", "Optimizer"}, {"momentum", "Momentum"}, {"seed", "Seed"}, {"link", "Simulated link"}};
-  const auto it = words.find(name);
-  return it == words.end() ? name : it->second;
+  const auto it = short_names().find(name);
+  return it == short_names().end() ? name : it->second.words;
 }
 
 }  // namespace
@@ -67,7 +75,7 @@ SweepAxis axis_named(const std::string& name, const nlohmann::json& reference) {
   SweepAxis axis;
   axis.name = name;
   const auto alias = short_names().find(axis.name);
-  axis.key = alias == short_names().end() ? axis.name : alias->second;
+  axis.key = alias == short_names().end() ? axis.name : alias->second.key;
   if (axis.key.empty() || axis.key == "model" || !reference.contains(setting_pointer(axis.key)) ||
       reference.at(setting_pointer(axis.key)).is_structured()) {
     std::string known;

@@ -11,10 +11,12 @@
 #include <QDir>
 #include <QLabel>
 #include <QLineSeries>
+#include <QProcess>
 #include <QScatterSeries>
 #include <QTemporaryDir>
 #include <QTextDocument>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -153,6 +155,41 @@ class ScalingPageTest : public QObject {
     QVERIFY(series_named(page.whatif_chart(), "whatif_bound"));
     QCOMPARE(series_named(page.whatif_chart(), "whatif_bound")->at(0).x(),
              std::log2(static_cast<double>(slow.communication_bound_from)));
+  }
+
+  // One recipe: for the same runs and link, the page predicts exactly what `mirrortrain predict
+  // RUN RUN --json` prints (the fit, the scaling the study keeps, the device counts, every point).
+  void theWindowPredictsWhatTheCommandLinePredicts() {
+    const QString program = qEnvironmentVariable("MIRRORTRAIN");
+    QVERIFY2(!program.isEmpty(), "MIRRORTRAIN is not set: run this test through ctest");
+    ScalingPage page;
+    page.set_runs(runs_);
+    for (const QString link : {QString(), QString("10gbe"), QString("ib-ndr400")}) {
+      page.link_choice()->setCurrentIndex(page.link_choice()->findData(link));
+      QVERIFY2(page.prediction().has_value(), qPrintable(page.prediction_text()->text()));
+      const Prediction& window = *page.prediction();
+      QStringList args = {"predict"};
+      for (const RunRecord& r : runs_) args << QString::fromStdString(r.dir);
+      args << "--json";
+      if (!link.isEmpty()) args << "--link" << link;
+      QProcess cli;
+      cli.start(program, args);
+      QVERIFY(cli.waitForFinished(60000));
+      QVERIFY2(cli.exitStatus() == QProcess::NormalExit && cli.exitCode() == 0, cli.readAllStandardError().constData());
+      const nlohmann::json j = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+      QCOMPARE(QString::fromStdString(j.at("scaling").get<std::string>()), QString(scaling_name(window.scaling)));
+      QCOMPARE(QString::fromStdString(j.at("link").at("name").get<std::string>()), QString::fromStdString(window.comm.link.name));
+      const nlohmann::json& points = j.at("points");
+      QCOMPARE(points.size(), window.points.size());
+      for (size_t i = 0; i < points.size(); ++i) {
+        const PredictedPoint& w = window.points[i];
+        QCOMPARE(points[i].at("devices").get<int>(), w.devices);
+        QCOMPARE(points[i].at("global_batch").get<int64_t>(), w.global_batch);
+        // JSON carries doubles to the last bit (shortest round trip), so the same recipe is equal.
+        QCOMPARE(points[i].at("samples_per_s").get<double>(), w.samples_per_s);
+        QCOMPARE(points[i].at("allreduce_ms").get<double>(), w.comm_s * 1e3);
+      }
+    }
   }
 
   void runsWithoutTimelinesSayWhyThereIsNoPrediction() {

@@ -30,7 +30,6 @@
 #include "ui/run/event_types.h"
 #include "ui/window/main_window.h"
 #include "ui/widgets/point_plot.h"
-#include "ui/setup/dataset_guess.h"
 #include "ui/setup/dataset_panel.h"
 #include "ui/setup/point_editor.h"
 
@@ -250,22 +249,6 @@ class OwnDataTest : public QObject {
     QCOMPARE(panel.options().name, std::string("table"));
     QCOMPARE(QString::fromStdString(panel.options().data_dir), dir.path() + "/Points.CSV");
     wait_loaded(panel);
-  }
-
-  void guessLooksAtWhatTheClassFoldersHold() {
-    QTemporaryDir dir;
-    // Images outnumber a stray notes.txt; a folder of neither is no guess; IDX stays mnist.
-    make_image_folder(dir.path() + "/mixed", 3);
-    write_file(dir.path() + "/mixed/cats/notes.txt", "not an image");
-    QCOMPARE(guess_dropped_data(dir.path() + "/mixed").name, QString("images"));
-    QVERIFY(QDir().mkpath(dir.path() + "/other/a"));
-    write_file(dir.path() + "/other/a/data.bin", "x");
-    QCOMPARE(guess_dropped_data(dir.path() + "/other", "spirals").name, QString());
-    QVERIFY(QDir().mkpath(dir.path() + "/idx"));
-    write_file(dir.path() + "/idx/train-images-idx3-ubyte.gz", "x");
-    QCOMPARE(guess_dropped_data(dir.path() + "/idx/train-images-idx3-ubyte.gz", "mnist").name, QString("mnist"));
-    QCOMPARE(guess_dropped_data(dir.path() + "/idx/train-images-idx3-ubyte.gz", "spirals").name, QString("fashion-mnist"));
-    QCOMPARE(guess_dropped_data(dir.path() + "/idx/train-images-idx3-ubyte.gz").path, dir.path() + "/idx");
   }
 
   void readingShowsProgressOfTheFiles() {

@@ -1,8 +1,10 @@
 // The window trains what the command line trains. For every preset, the config the window builds
-// (apply_preset, then current_config) equals the one `mirrortrain train --preset NAME` trains,
-// config_from_preset's, field for field; where the preset's dataset is not on this machine, both
-// take the registry's stand-in (resolve_dataset), which the command line trains with --dataset.
+// (apply_preset, then current_config) equals the one `mirrortrain train --preset NAME` trains, as
+// the program itself prints it (--print-config: its own flags, defaults and code), field for field;
+// where the preset's dataset is not on this machine, both take the registry's stand-in
+// (resolve_dataset), which the command line trains with --dataset.
 // Keras' cache is a folder of the test's own: empty, then holding a small reuters.npz.
+#include <QProcess>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -11,6 +13,7 @@
 
 #include <filesystem>
 #include <set>
+#include <stdexcept>
 
 #include "mirror/data/dataset.h"
 #include "mirror/data/dataset_registry.h"
@@ -29,10 +32,18 @@ using namespace mirror::ui;
 namespace fs = std::filesystem;
 
 namespace {
-// The config `mirrortrain train --preset NAME` trains (no other flags: config_from_preset's),
-// with the dataset resolved as the window resolves it.
+// The config `mirrortrain train --preset NAME` trains, asked of the program ($MIRRORTRAIN, set by
+// ctest), with the dataset resolved as the window resolves it. Throws std::runtime_error saying
+// what went wrong.
 TrainConfig cli_config(const std::string& preset) {
-  TrainConfig c = config_from_preset(preset);
+  const QString program = qEnvironmentVariable("MIRRORTRAIN");
+  if (program.isEmpty()) throw std::runtime_error("MIRRORTRAIN is not set: run this test through ctest");
+  QProcess cli;
+  cli.start(program, {"train", "--preset", QString::fromStdString(preset), "--print-config"});
+  if (!cli.waitForFinished(60000) || cli.exitStatus() != QProcess::NormalExit || cli.exitCode() != 0)
+    throw std::runtime_error("mirrortrain train --preset " + preset + " --print-config failed: " +
+                             cli.readAllStandardError().toStdString());
+  TrainConfig c = config_from_json(nlohmann::json::parse(cli.readAllStandardOutput().toStdString()));
   c.dataset = resolve_dataset(c.dataset).options;
   return c;
 }
@@ -54,6 +65,15 @@ QString differing(const TrainConfig& window, const TrainConfig& cli) {
   QStringList out;
   differences(to_json(window), to_json(cli), "", out);
   return out.join("; ");
+}
+
+// The differences, or what kept the command line from answering.
+QString differing_from_cli(const TrainConfig& window, const std::string& preset) {
+  try {
+    return differing(window, cli_config(preset));
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
 }
 }  // namespace
 
@@ -83,7 +103,7 @@ class PresetsTest : public QObject {
       MainWindow own(/*restore_settings=*/false);
       for (MainWindow* w : {&own, &shared}) {
         w->apply_preset(QString::fromStdString(p.name));
-        const QString diff = differing(w->current_config(), cli_config(p.name));
+        const QString diff = differing_from_cli(w->current_config(), p.name);
         QVERIFY2(diff.isEmpty(), qPrintable(QString::fromStdString(p.name) + ": " + diff));
       }
     }
@@ -128,7 +148,7 @@ class PresetsTest : public QObject {
     QVERIFY(done.count() > 0 || done.wait(60000));
     const nlohmann::json recorded = read_run(w.run_dir().toStdString()).run.at("config");
     QCOMPARE(recorded.at("dataset").at("num_words").get<int64_t>(), int64_t{10000});
-    const QString diff = differing(config_from_json(recorded), cli_config("reuters-mlp"));
+    const QString diff = differing_from_cli(config_from_json(recorded), "reuters-mlp");
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
   }
 

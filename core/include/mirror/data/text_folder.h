@@ -14,10 +14,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mirror {
 
 class Dataset;
+
+// The extensions text_dataset_from_directory reads (formats=(".txt",)), lower-case.
+const std::vector<std::string>& text_extensions();
 
 // A file larger than this is refused (Keras has no limit; a "text" of this size is almost always
 // the wrong file, and every text is held in memory while the vocabulary is built).

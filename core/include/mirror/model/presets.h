@@ -13,6 +13,10 @@
 
 namespace mirror {
 
+// The preset a run starts from when none is named (the command line's --preset, the window's first
+// start where its data is installed).
+inline constexpr const char* kDefaultPreset = "fashion-cnn";
+
 struct Preset {
   std::string name;
   std::string description;

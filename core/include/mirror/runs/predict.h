@@ -85,12 +85,25 @@ FittedModel fit_model(const RunRecord& run,
 FittedModel fit_model(const std::vector<RunRecord>& runs,
                       const std::optional<LinkSpec>& fallback_link = std::nullopt);
 
+// The what-if's fit for the runs people predict from, one recipe for the command line's
+// `predict RUN...` and the window's scaling page. One run: fit_model(run). Several (a study):
+// compute, update and overhead from the runs with the fewest replicas (one device as it ran alone:
+// on logical devices the others share its cores), the link from every run's all-reduces. Throws
+// DataError when no run recorded timelines.
+FittedModel fit_study(const std::vector<RunRecord>& runs);
+
 enum class Scaling { kWeak, kStrong };  // weak: fixed per-replica batch; strong: fixed global batch
 const char* scaling_name(Scaling s);    // "weak", "strong"
 Scaling parse_scaling(const std::string& name);  // throws ConfigError
 
 // 1, 2, 4, ..., 512.
 std::vector<int> default_device_counts();
+// What a what-if over `runs` keeps by default: the global batch (strong) when they are several
+// runs of one global batch on different replica counts, as a scaling study trains them; the
+// per-replica batch (weak) otherwise.
+Scaling study_scaling(const std::vector<RunRecord>& runs);
+// The counts a what-if over `runs` lists by default: 1, 2, 4, ..., 512 and each count they measured.
+std::vector<int> study_device_counts(const std::vector<RunRecord>& runs);
 // "1,2,4,8" -> {1,2,4,8}; also ranges "1-8" (every count) and powers "1..512" (doubling).
 // Throws ConfigError on anything else, a count < 1 or > 65536. Sorted, duplicates dropped.
 std::vector<int> parse_device_counts(const std::string& text);
