@@ -79,20 +79,28 @@ TEST_P(AllReduce, RepeatedCollectivesStayInStep) {
 TEST_P(AllReduce, AbortWakesRanksWaitingForAPeerThatNeverCame) {
   auto comm = make(GetParam(), 3);
   std::vector<std::vector<torch::Tensor>> data(3, std::vector<torch::Tensor>{torch::ones({10})});
-  std::atomic<int> aborted{0};
+  std::atomic<int> entered{0}, returned{0}, aborted{0};
   std::vector<std::thread> threads;
   for (int r = 0; r < 2; ++r)  // rank 2 never arrives
     threads.emplace_back([&, r] {
+      ++entered;
       try {
         comm->allreduce_sum(r, data[r]);
       } catch (const CollectiveAborted&) {
         ++aborted;
       }
+      ++returned;
     });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Both ranks are in the collective and stay there: they wait for rank 2, which never comes.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (entered.load() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(entered.load(), 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(returned.load(), 0) << "a rank left the all-reduce without its peer";
   comm->abort("replica 2 failed");
   for (auto& t : threads) t.join();
-  EXPECT_EQ(aborted.load(), 2);
+  EXPECT_EQ(aborted.load(), 2);  // woken by the abort, each with CollectiveAborted
   EXPECT_THROW(comm->allreduce_sum(0, data[0]), CollectiveAborted);
   comm->reset();
   const auto fresh = reduce_on_threads(GetParam(), 3, {10}, 4096);
