@@ -2,6 +2,7 @@
 // ("optimizer.learning_rate" -> "0.01"), the keys where runs differ, its replicas and devices.
 #include "mirror/runs/run_reader.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "mirror/optim/schedule.h"
 #include "mirror/strategy/link_model.h"
 #include "mirror/util/error.h"
+#include "mirror/util/json_fields.h"
 #include "mirror/util/words.h"
 
 namespace mirror {
