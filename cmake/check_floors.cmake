@@ -1,8 +1,9 @@
 # Fails the build when an #include goes against the floors of the tree (docs/ARCHITECTURE.md):
 #   core:  util -> data -> model -> optim -> strategy -> train -> runs   (a floor includes only
 #          its own and lower floors), and nothing in core includes Qt;
-#   ui:    never includes LibTorch directly (the window never touches a tensor), and its folders
-#          stand in floors: widgets -> run -> live, setup, runs, classroom (side by side) -> window;
+#   ui:    never includes LibTorch directly (the window never touches a tensor), nor through any
+#          header but in the two files that host the trainer; its folders stand in floors:
+#          widgets -> run -> live, setup, runs, classroom (side by side) -> window;
 #   app/mirrortrain: never includes the ui.
 # Run as: cmake -DSOURCE_DIR=<repo> -P check_floors.cmake
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
@@ -99,32 +100,53 @@ foreach(path IN LISTS cli_files)
   endforeach()
 endforeach()
 
-# Light headers: what the ui includes to hear events, edit a config or list datasets and backends
-# must not pull LibTorch in, through any header they include.
-set(light_headers
-  mirror/train/events.h mirror/train/config.h mirror/strategy/step_result.h
-  mirror/strategy/communicator_registry.h mirror/data/dataset_registry.h mirror/runs/x_axis.h)
-foreach(light IN LISTS light_headers)
-  set(queue "${light}")
-  set(seen "")
-  while(queue)
-    list(POP_FRONT queue header)
-    if(header IN_LIST seen)
+# LibTorch in the ui: only the two files that host the trainer compile it. Every other ui file,
+# through every header it includes (the ui's and core's, followed to the end), stays LibTorch-free:
+# a change to the window then rebuilds in seconds, and the ui cannot start touching tensors.
+set(torch_hosts ui/run/run_launcher.cpp ui/run/training_controller.cpp)
+# Sets `out` to how `file` (relative to SOURCE_DIR) reaches LibTorch ("a.h -> b.h -> <torch/x.h>"),
+# or to nothing. Remembered per file: headers are met many times.
+function(torch_chain file out)
+  get_property(known GLOBAL PROPERTY "torch_chain:${file}" SET)
+  if(known)
+    get_property(chain GLOBAL PROPERTY "torch_chain:${file}")
+    set(${out} "${chain}" PARENT_SCOPE)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY "torch_chain:${file}" "")  # an include cycle ends here
+  file(STRINGS "${SOURCE_DIR}/${file}" includes REGEX "^[ \t]*#[ \t]*include")
+  set(chain "")
+  foreach(line IN LISTS includes)
+    if(line MATCHES "<((torch|ATen|c10)/[^>]+)>")
+      set(chain "<${CMAKE_MATCH_1}>")
+      break()
+    elseif(line MATCHES "\"(mirror/[^\"]+)\"")
+      set(next "core/include/${CMAKE_MATCH_1}")
+    elseif(line MATCHES "\"(ui/[^\"]+)\"")
+      set(next "${CMAKE_MATCH_1}")
+    else()
       continue()
     endif()
-    list(APPEND seen "${header}")
-    if(NOT EXISTS "${SOURCE_DIR}/core/include/${header}")
-      continue()
-    endif()
-    file(STRINGS "${SOURCE_DIR}/core/include/${header}" includes REGEX "^[ \t]*#[ \t]*include")
-    foreach(line IN LISTS includes)
-      if(line MATCHES "#[ \t]*include[ \t]*<(torch|ATen|c10)/")
-        list(APPEND problems "core/include/${light} is a light header (the ui includes it) but pulls LibTorch through ${header} (${line})")
-      elseif(line MATCHES "#[ \t]*include[ \t]*\"(mirror/[^\"]+)\"")
-        list(APPEND queue "${CMAKE_MATCH_1}")
+    if(EXISTS "${SOURCE_DIR}/${next}")
+      torch_chain("${next}" sub)
+      if(sub)
+        set(chain "${next} -> ${sub}")
+        break()
       endif()
-    endforeach()
-  endwhile()
+    endif()
+  endforeach()
+  set_property(GLOBAL PROPERTY "torch_chain:${file}" "${chain}")
+  set(${out} "${chain}" PARENT_SCOPE)
+endfunction()
+list(JOIN torch_hosts ", " torch_host_text)
+foreach(rel IN LISTS ui_files)
+  if("ui/${rel}" IN_LIST torch_hosts)
+    continue()
+  endif()
+  torch_chain("ui/${rel}" chain)
+  if(chain)
+    list(APPEND problems "ui/${rel} compiles LibTorch (${chain}); in the ui only ${torch_host_text} may, where the trainer is hosted")
+  endif()
 endforeach()
 
 if(problems)

@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the ui tests: a small window ready to train, and short runs recorded for the runs page.
 // QTRY_* return from the function on failure: callers check QTest::currentTestFailed() after.
+// LibTorch-free: the runs are trained in ui_test_support.cpp, compiled once for every ui test.
 
 #include <QDir>
 #include <QString>
@@ -10,9 +11,9 @@
 #include <memory>
 
 #include "mirror/data/registry.h"
+#include "mirror/model/presets.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/train/config.h"
-#include "mirror/train/trainer.h"
 #include "setup/training_settings.h"
 #include "ui/setup/dataset_panel.h"
 #include "ui/setup/training_panel.h"
@@ -35,32 +36,10 @@ inline void open_small_window(std::unique_ptr<MainWindow>& w, int epochs) {
 }
 
 // Trains `c` to its end on this thread, recorded in `dir` as mirrortrain records it; returns `dir`.
-inline QString record_config(const QString& dir, const TrainConfig& c) {
-  Trainer trainer(c, load_dataset(c.dataset));
-  RunWriter writer(dir.toStdString(), to_json(c));
-  TrainControl control;
-  trainer.run(writer, control);
-  return dir;
-}
-
+QString record_config(const QString& dir, const TrainConfig& c);
 // Trains and records a real run: the spirals MLP on a small blobs set, 2 epochs.
-inline QString record_run(const QString& root, const QString& name, double lr, int logical) {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.dataset.train_size = 512;
-  c.dataset.val_size = 128;
-  c.optimizer.learning_rate = lr;
-  c.devices.logical = logical;
-  c.batch_size = 32;
-  c.epochs = 2;
-  return record_config(root + "/" + name, c);
-}
-
+QString record_run(const QString& root, const QString& name, double lr, int logical);
 // The three runs the runs page's tests browse and compare: lr 0.01 on 1 device, 0.05 on 2, 0.1 on 4.
-inline QStringList record_three_runs(const QString& root) {
-  QDir().mkpath(root);
-  return QStringList() << record_run(root, "20261130-100000-a", 0.01, 1) << record_run(root, "20261130-100100-b", 0.05, 2)
-                       << record_run(root, "20261130-100200-c", 0.1, 4);
-}
+QStringList record_three_runs(const QString& root);
 
 }  // namespace mirror::ui

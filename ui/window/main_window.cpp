@@ -19,10 +19,10 @@
 
 #include <algorithm>
 
+#include "mirror/data/dataset.h"
 #include "mirror/data/dataset_registry.h"
 #include "mirror/model/presets.h"
 #include "mirror/runs/lesson.h"
-#include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
 #include "ui/classroom/learned_view.h"
 #include "ui/classroom/lesson_panel.h"

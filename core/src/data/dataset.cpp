@@ -1,5 +1,7 @@
 #include "mirror/data/dataset.h"
 
+#include "mirror/data/batch.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <torch/torch.h>
@@ -38,21 +40,30 @@ torch::Tensor as_model_input(torch::Tensor x) {
 }
 }  // namespace
 
-Dataset::Dataset(DatasetInfo info, torch::Tensor x_train, torch::Tensor y_train,
-                 torch::Tensor x_val, torch::Tensor y_val)
-    : info_(std::move(info)),
-      x_train_(std::move(x_train)),
-      y_train_(y_train.to(torch::kInt64)),
-      x_val_(std::move(x_val)),
-      y_val_(y_val.to(torch::kInt64)) {
+struct Dataset::Tensors {
+  torch::Tensor x_train, y_train, x_val, y_val;
+  const torch::Tensor& x(Split s) const { return s == Split::kTrain ? x_train : x_val; }
+  const torch::Tensor& y(Split s) const { return s == Split::kTrain ? y_train : y_val; }
+};
+
+Dataset::Dataset(DatasetInfo info, at::Tensor x_train, at::Tensor y_train, at::Tensor x_val, at::Tensor y_val)
+    : info_(std::move(info)) {
+  auto t = std::make_shared<Tensors>();
+  t->x_train = std::move(x_train);
+  t->y_train = y_train.defined() ? y_train.to(torch::kInt64) : y_train;
+  t->x_val = std::move(x_val);
+  t->y_val = y_val.defined() ? y_val.to(torch::kInt64) : y_val;
   if (info_.num_classes < 2)
     throw DataError(fmt::format("dataset {}: needs at least 2 classes", info_.name));
-  check_split(info_, "train", x_train_, y_train_);
-  check_split(info_, "validation", x_val_, y_val_);
-  if (x_train_.size(0) == 0) throw DataError(fmt::format("dataset {}: no training examples", info_.name));
+  check_split(info_, "train", t->x_train, t->y_train);
+  check_split(info_, "validation", t->x_val, t->y_val);
+  if (t->x_train.size(0) == 0) throw DataError(fmt::format("dataset {}: no training examples", info_.name));
+  train_size_ = t->y_train.size(0);
+  val_size_ = t->y_val.size(0);
+  tensors_ = std::move(t);
 }
 
-int64_t Dataset::size(Split split) const { return y(split).size(0); }
+int64_t Dataset::size(Split split) const { return split == Split::kTrain ? train_size_ : val_size_; }
 
 Batch Dataset::gather(Split split, const std::vector<int64_t>& indices) const {
   const int64_t n = size(split);
@@ -60,15 +71,15 @@ Batch Dataset::gather(Split split, const std::vector<int64_t>& indices) const {
     if (i < 0 || i >= n) throw std::out_of_range(fmt::format("example index {} not in [0, {})", i, n));
   auto index = torch::from_blob(const_cast<int64_t*>(indices.data()),
                                 {static_cast<int64_t>(indices.size())}, torch::kInt64);
-  return {as_model_input(x(split).index_select(0, index)), y(split).index_select(0, index)};
+  return {as_model_input(tensors_->x(split).index_select(0, index)), tensors_->y(split).index_select(0, index)};
 }
 
 Batch Dataset::slice(Split split, int64_t begin, int64_t end) const {
-  return {as_model_input(x(split).slice(0, begin, end)), y(split).slice(0, begin, end)};
+  return {as_model_input(tensors_->x(split).slice(0, begin, end)), tensors_->y(split).slice(0, begin, end)};
 }
 
 std::vector<int64_t> Dataset::class_counts(Split split) const {
-  auto counts = torch::bincount(y(split), /*weights=*/{}, /*minlength=*/info_.num_classes);
+  auto counts = torch::bincount(tensors_->y(split), /*weights=*/{}, /*minlength=*/info_.num_classes);
   return std::vector<int64_t>(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + counts.numel());
 }
 

@@ -5,6 +5,7 @@
 
 #include <numeric>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/keras_datasets.h"
 
 namespace mirror {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/npy.h"
 #include "mirror/data/registry.h"
 #include "mirror/model/builder.h"

@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/dataset.h"
 #include "mirror/strategy/shard_plan.h"
 #include "replica.h"

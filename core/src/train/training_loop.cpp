@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "mirror/data/batch.h"
 #include "mirror/strategy/shard_plan.h"
 #include "mirror/strategy/workers.h"
 #include "mirror/util/error.h"

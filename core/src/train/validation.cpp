@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include "mirror/data/batch.h"
 
 namespace mirror {
 

@@ -1,6 +1,7 @@
 // The dataset registry: every dataset once, in the order `mirrortrain datasets` has always listed
 // them; whether a dataset's files are here and why not; the stand-in trained when they are not;
 // and which options each dataset reads.
+#include "mirror/data/batch.h"
 #include "mirror/data/dataset_registry.h"
 
 #include <gtest/gtest.h>

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/idx.h"
 #include "mirror/data/registry.h"
 #include "mirror/data/synthetic.h"

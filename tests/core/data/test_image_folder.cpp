@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/dataset.h"
 #include "mirror/data/dataset_registry.h"
 #include "mirror/data/directory_index.h"

@@ -11,6 +11,7 @@
 
 #include "keras_golden.h"
 #include "test_helpers.h"
+#include "mirror/data/batch.h"
 #include "mirror/data/keras_datasets.h"
 #include "mirror/data/keras_text.h"
 #include "mirror/data/npy.h"

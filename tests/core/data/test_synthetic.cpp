@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/registry.h"
 #include "mirror/data/synthetic.h"
 #include "mirror/util/error.h"

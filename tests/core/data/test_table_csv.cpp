@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/dataset.h"
 #include "mirror/data/dataset_registry.h"
 #include "mirror/data/keras_datasets.h"

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/dataset.h"
 #include "mirror/data/dataset_registry.h"
 #include "mirror/data/directory_index.h"

@@ -93,7 +93,9 @@ TEST(StrangeRunFiles, EachReaderEndsAtOnceNamingTheFileAndTheOtherRunsAreListed)
       EXPECT_EQ(runs[1].status, "finished");
       EXPECT_EQ(runs[1].steps.size(), 3u);
       EXPECT_TRUE(runs[1].warnings.empty()) << runs[1].warnings[0];
-      if (std::string(file) == "run.json") EXPECT_EQ(runs[0].status, "unreadable");
+      if (std::string(file) == "run.json") {
+        EXPECT_EQ(runs[0].status, "unreadable");
+      }
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "mirror/data/batch.h"
 #include "mirror/strategy/cuda_graphs.h"
 #include "mirror/strategy/cuda_runtime.h"
 #include "mirror/strategy/gpu.h"

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "mirror/data/batch.h"
 #include "mirror/strategy/barrier.h"
 #include "mirror/strategy/communicator.h"
 #include "mirror/strategy/mirrored.h"

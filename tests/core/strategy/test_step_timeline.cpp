@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "mirror/data/batch.h"
 #include "mirror/strategy/mirrored.h"
 #include "mirror/strategy/shard_plan.h"
 #include "mirror/strategy/step_timeline.h"

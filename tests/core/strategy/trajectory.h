@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mirror/data/batch.h"
 #include "mirror/model/shape.h"
 #include "mirror/strategy/mirrored.h"
 #include "mirror/train/trainer.h"

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "mirror/data/batch.h"
 #include "mirror/train/evaluation.h"
 #include "mirror/train/trainer.h"
 #include "test_fixtures.h"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/synthetic.h"
 #include "mirror/model/presets.h"
 #include "mirror/runs/checkpoint.h"

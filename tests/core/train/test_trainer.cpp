@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/registry.h"
 #include "mirror/data/synthetic.h"
 #include "mirror/model/presets.h"

@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/registry.h"
 #include "mirror/strategy/shard_plan.h"
 #include "mirror/util/rng.h"

@@ -164,7 +164,7 @@ class ScalingPageTest : public QObject {
     QVERIFY2(!program.isEmpty(), "MIRRORTRAIN is not set: run this test through ctest");
     ScalingPage page;
     page.set_runs(runs_);
-    for (const QString link : {QString(), QString("10gbe"), QString("ib-ndr400")}) {
+    for (const QString& link : {QString(), QString("10gbe"), QString("ib-ndr400")}) {
       page.link_choice()->setCurrentIndex(page.link_choice()->findData(link));
       QVERIFY2(page.prediction().has_value(), qPrintable(page.prediction_text()->text()));
       const Prediction& window = *page.prediction();

@@ -1,7 +1,8 @@
 #pragma once
 // In-memory datasets: a train and a validation split of input tensors and integer labels.
-
-#include <torch/types.h>
+// LibTorch-free, so that the window can describe a dataset without compiling LibTorch: the
+// tensors live behind the class (dataset.cpp), and Batch, what gather and slice hand out, is in
+// batch.h.
 
 #include <cstdint>
 #include <memory>
@@ -32,20 +33,22 @@ struct DatasetInfo {
   std::string content_hash;
 };
 
-// One batch: x of shape (B, input_shape...) and y of shape (B) with int64 class ids.
-struct Batch {
-  torch::Tensor x;
-  torch::Tensor y;
-  int64_t size() const { return y.defined() ? y.size(0) : 0; }
-};
+}  // namespace mirror
+
+namespace at {
+class Tensor;  // torch::Tensor is at::Tensor
+}  // namespace at
+
+namespace mirror {
+
+struct Batch;  // batch.h
 
 // A dataset held in memory. Immutable after construction: every const method is thread-safe.
 class Dataset {
  public:
   // Takes x/y for both splits. Checks that shapes agree with `info` and labels lie in
   // [0, num_classes); throws DataError naming the first mismatch.
-  Dataset(DatasetInfo info, torch::Tensor x_train, torch::Tensor y_train, torch::Tensor x_val,
-          torch::Tensor y_val);
+  Dataset(DatasetInfo info, at::Tensor x_train, at::Tensor y_train, at::Tensor x_val, at::Tensor y_val);
 
   const DatasetInfo& info() const { return info_; }
   int64_t size(Split split) const;
@@ -54,6 +57,7 @@ class Dataset {
   // slice then hand them out as float32 divided by 255, so callers always see the model's input.
 
   // Examples at `indices` (any order, repeats allowed). Throws std::out_of_range on a bad index.
+  // (Both need batch.h, where Batch is.)
   Batch gather(Split split, const std::vector<int64_t>& indices) const;
   // Examples [begin, end): views, no copy (uint8 inputs: converted to a new float32 tensor).
   Batch slice(Split split, int64_t begin, int64_t end) const;
@@ -61,11 +65,11 @@ class Dataset {
   std::vector<int64_t> class_counts(Split split) const;
 
  private:
-  const torch::Tensor& x(Split s) const { return s == Split::kTrain ? x_train_ : x_val_; }
-  const torch::Tensor& y(Split s) const { return s == Split::kTrain ? y_train_ : y_val_; }
+  struct Tensors;  // x and y of both splits (dataset.cpp)
 
   DatasetInfo info_;
-  torch::Tensor x_train_, y_train_, x_val_, y_val_;
+  int64_t train_size_ = 0, val_size_ = 0;
+  std::shared_ptr<const Tensors> tensors_;  // shared: a copy of an immutable dataset shares them
 };
 
 // "(None, 300, 7)"-style text for a shape without its batch axis.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mirror/data/batch.h"
 #include "mirror/data/dataset.h"
 #include "mirror/model/shape.h"
 #include "mirror/optim/optimizer.h"
