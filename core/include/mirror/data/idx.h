@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <ATen/core/Tensor.h>
+
 #include "mirror/data/dataset.h"
 
 namespace mirror {
@@ -12,7 +14,7 @@ namespace mirror {
 // Reads an IDX file of unsigned bytes (type code 0x08), gzip or raw. Returns a uint8 tensor of the
 // declared dimensions. Throws DataError if the file is missing, is not IDX, has another element
 // type, or holds fewer or more bytes than its header declares.
-torch::Tensor read_idx_ubyte(const std::string& path);
+at::Tensor read_idx_ubyte(const std::string& path);
 
 // Loads an MNIST-layout directory (train-/t10k- images and labels, each .gz or raw) as a
 // dataset named `name` with pixels scaled to [0, 1] and shape (28, 28, 1).
