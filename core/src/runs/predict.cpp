@@ -311,9 +311,13 @@ PredictedPoint point_at(const FittedModel& m, const CommModel& comm, Scaling sca
   }
   // Logical CPU devices share the cores: compute per example as measured at measured_replicas,
   // scaled by how many times over n replicas ask for the cores against how many times those did.
+  // Devices of their own (another link: machines, GPUs) each compute as one replica alone did, so
+  // a measurement slowed by sharing is not carried to them (nor to one device, whatever its link).
+  const double measured_load = core_load(std::max(1, m.measured_replicas), m.intra_op_threads, m.usable_cores);
   if (share_cores)
-    p.core_share = core_load(n, m.intra_op_threads, m.usable_cores) /
-                   core_load(std::max(1, m.measured_replicas), m.intra_op_threads, m.usable_cores);
+    p.core_share = core_load(n, m.intra_op_threads, m.usable_cores) / measured_load;
+  else if (m.logical_cpu)
+    p.core_share = core_load(1, m.intra_op_threads, m.usable_cores) / measured_load;
   p.compute_s = m.compute_per_example_s * static_cast<double>(p.per_replica_batch) * p.core_share;
   p.comm_s = allreduce_seconds(comm, n, m.gradient_bytes);
   p.update_s = m.update_s;

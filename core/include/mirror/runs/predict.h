@@ -122,7 +122,8 @@ struct PredictOptions {
   // measured replicas did: n replicas × intra-op threads over the usable cores, so that compute per
   // example grows by core_load(n) / core_load(measured) (core_load = max(1, threads / cores)).
   // nullopt: so when the link is the run's own (predicting this machine) and the model says its
-  // replicas were logical CPU devices with known cores; separate devices (GPUs, machines) otherwise.
+  // replicas were logical CPU devices with known cores; separate devices (GPUs, machines) otherwise,
+  // each computing as one replica alone on the measured machine did.
   std::optional<bool> share_cores;
 };
 
@@ -136,7 +137,8 @@ struct PredictedPoint {
   int64_t per_replica_batch = 0;  // weak: the measured one; strong: ⌈global / devices⌉
   int64_t global_batch = 0;       // weak: devices × per-replica; strong: the measured one
   double compute_s = 0;           // compute_per_example × per_replica_batch (× core_share)
-  double core_share = 1;          // how much slower each example computes for sharing cores (1: not)
+  double core_share = 1;          // each example's compute against as measured: shared cores (>1 slower, <1
+                                  // faster than the sharing measured), or a device of its own (1/load)
   double comm_s = 0;              // the all-reduce (0 at one device)
   double update_s = 0;
   double overhead_s = 0;
