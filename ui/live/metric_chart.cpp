@@ -1,3 +1,4 @@
+// Tested by tests/ui/live/test_live_page.cpp and tests/ui/window/test_room_layout.cpp.
 #include "ui/live/metric_chart.h"
 
 #include <QChart>
@@ -220,8 +221,13 @@ void MetricChart::set_line_width(double width) {
 
 void MetricChart::colour_series() {
   const QColor train = train_colour(dark_);
-  raw_->setColor(metric_ == Metric::kLearningRate ? train : (dark_ ? train.darker(160) : train.lighter(170)));
-  smooth_->setColor(train);
+  // The raw per-step values faint under the smoothed line, yet at 3:1 on the chart (they were 1.5:1).
+  // Where the colour has no room to fade (the light theme's blue is near 3:1 on its grey), the
+  // smoothed line stands out from the background instead.
+  const QColor faint = faint_on(train, *chart());
+  const bool lr = metric_ == Metric::kLearningRate;
+  raw_->setColor(lr ? train : faint);
+  smooth_->setColor(lr || faint != train ? train : (dark_ ? train.lighter(150) : train.darker(150)));
   train_epochs_->setColor(train);
   val_epochs_->setColor(val_colour(dark_));
 }

@@ -65,9 +65,14 @@ void LiveRun::begin_resume(const std::string& dir) {
 
 void LiveRun::abandon() { running_ = false; }
 
+int64_t LiveRun::total_steps(int epochs) const {
+  const int64_t planned = last_step_.steps_per_epoch * epochs;
+  return started_.max_steps > 0 ? std::min(planned, started_.max_steps) : planned;
+}
+
 double LiveRun::eta_seconds(int epochs) const {
   if (progress_.steps() == 0) return 0;
-  return progress_.eta_seconds(last_step_.steps_per_epoch * epochs, controller_->pace());
+  return progress_.eta_seconds(total_steps(epochs), controller_->pace());  // to the step limit, if it comes first
 }
 
 double LiveRun::pace() const { return controller_->pace(); }

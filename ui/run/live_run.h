@@ -63,7 +63,10 @@ class LiveRun : public QObject {
   // What the model learned at each validation so far, in epoch order (a resumed run starts with
   // what was recorded; an epoch it redoes replaces the recorded one).
   const std::vector<Evaluation>& evaluations() const { return evaluations_; }
-  // Seconds left until `epochs` epochs are done: the steps left at the recent time per step, pace
+  // The run's global steps when it ends: `epochs` epochs, or its step limit when that comes first
+  // (a lesson's runs stop at one).
+  int64_t total_steps(int epochs) const;
+  // Seconds left until total_steps(epochs): the steps left at the recent time per step, pace
   // waits and pauses left out, or at the controller's demo pace when that is slower.
   double eta_seconds(int epochs) const;
   // The demo pace the run is held to, steps a second (0: full speed).

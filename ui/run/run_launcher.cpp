@@ -118,12 +118,6 @@ void RunLauncher::resume_run(const QString& dir, int epochs) {
   live_->begin_resume(dir.toStdString());
   run_dir_ = dir;
   run_config_.reset();
-  Q_EMIT run_begun("Resuming " + dir + "…");
-  ResumeOptions options;
-  if (epochs > 0) {  // a finished run, continued: train on to that epoch, with no step limit
-    options.epochs = epochs;
-    options.max_steps = 0;
-  }
   // A run trained by several processes resumes with as many (the window is worker 0 again).
   int processes = 1;
   try {
@@ -131,6 +125,14 @@ void RunLauncher::resume_run(const QString& dir, int epochs) {
     processes = recorded_processes(run);
     run_config_ = config_from_json(run.at("config"));
   } catch (const std::exception&) {  // an unreadable run.json: RecordedRun::resume says what is wrong
+  }
+  // Begun once its settings are known: what shows the run (the window's strip) names the resumed
+  // run's, not the panels'.
+  Q_EMIT run_begun("Resuming " + dir + "…");
+  ResumeOptions options;
+  if (epochs > 0) {  // a finished run, continued: train on to that epoch, with no step limit
+    options.epochs = epochs;
+    options.max_steps = 0;
   }
   bool started = false;
   if (processes > 1) {

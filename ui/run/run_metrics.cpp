@@ -40,6 +40,7 @@ void RunMetrics::clear() {
   ema_.assign(kMetricCount, DebiasedEma(smoothing_));
   current_epoch_ = -1;
   in_epoch_ = 0;
+  epoch_marks_.clear();
 }
 
 RunMetrics RunMetrics::from_record(const RunRecord& r, double smoothing, XAxis x) {
@@ -95,7 +96,15 @@ void RunMetrics::add_step(const StepMetrics& s) {
 }
 
 void RunMetrics::add_epoch(const EpochMetrics& e) {
+  if (!epoch_marks_.empty() && epoch_marks_.back().first == e.epoch) {  // the stopped part of this epoch
+    const double part = epoch_marks_.back().second;
+    for (auto* points : {train_epoch_, val_epoch_})
+      for (int m = 0; m < kMetricCount; ++m)
+        if (!points[m].isEmpty() && points[m].back().x() == part) points[m].removeLast();
+    epoch_marks_.pop_back();
+  }
   const double x = x_of(e);
+  epoch_marks_.emplace_back(e.epoch, x);
   const double train[3] = {e.loss, e.accuracy, e.top_k_accuracy};
   const double val[3] = {e.val_loss, e.val_accuracy, e.val_top_k_accuracy};
   for (int m = 0; m < 3; ++m) {
@@ -109,6 +118,7 @@ void RunMetrics::drop_from(double x) {
   auto cut = [x](QVector<QPointF>& v) {
     v.erase(std::remove_if(v.begin(), v.end(), [x](const QPointF& p) { return p.x() >= x; }), v.end());
   };
+  std::erase_if(epoch_marks_, [x](const std::pair<int, double>& mark) { return mark.second >= x; });
   for (int m = 0; m < kMetricCount; ++m) {
     cut(raw_[m]);
     cut(train_epoch_[m]);

@@ -50,6 +50,8 @@ class RunMetrics {
   static RunMetrics from_record(const RunRecord& run, double smoothing, XAxis x);
   void clear();
   void add_step(const StepMetrics& s);
+  // An epoch's points; they replace those of the same epoch added last (a run stopped mid-epoch
+  // reported its part, the resumed run the whole).
   void add_epoch(const EpochMetrics& e);
   // Forgets every point at or after `x` (a resumed run redoes the steps after its checkpoint) and
   // smooths the rest again.
@@ -76,6 +78,7 @@ class RunMetrics {
   QVector<QPointF> raw_[kMetricCount], smooth_[kMetricCount], train_epoch_[kMetricCount], val_epoch_[kMetricCount];
   std::vector<DebiasedEma> ema_;
   int current_epoch_ = -1;  // for steps read back without their place in the epoch
+  std::vector<std::pair<int, double>> epoch_marks_;  // each epoch point's epoch and x, in order
   int64_t in_epoch_ = 0;
 };
 

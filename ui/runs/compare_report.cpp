@@ -1,3 +1,4 @@
+// Tested by tests/ui/runs/test_compare_view.cpp.
 #include "ui/runs/compare_report.h"
 
 #include <QBuffer>
@@ -62,6 +63,11 @@ QString chart_png_base64(QChartView* view) {
 }
 }  // namespace
 
+QString comparison_key() {
+  return "Thick lines: training, smoothed per step; thin lines with markers: validation per epoch. Each run has "
+         "its own colour, dash pattern and marker, as the table shows.";
+}
+
 bool write_comparison_report(const QString& path, const ComparisonReport& r) {
   QFile f(path);
   if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
@@ -72,7 +78,7 @@ bool write_comparison_report(const QString& path, const ComparisonReport& r) {
   const QString when = QDateTime::currentDateTimeUtc().toString("yyyy-MM-dd HH:mm 'UTC'");
   if (md) {
     s << "# Run comparison\n\n" << r.runs << " runs, " << when
-      << ". Solid lines: training loss/accuracy, smoothed per step; dashed: validation per epoch.\n\n";
+      << ". " << markdown(comparison_key()) << "\n\n";
     s << markdown_table(r.table) << "\n";
     for (const auto& [title, view] : r.charts)
       s << "## " << markdown(title) << "\n\n![" << markdown(title) << "](data:image/png;base64," << chart_png_base64(view)
@@ -84,7 +90,7 @@ bool write_comparison_report(const QString& path, const ComparisonReport& r) {
          "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
          "img{max-width:100%}</style></head><body>\n";
     s << "<h1>Run comparison</h1>\n<p>" << r.runs << " runs, " << when
-      << ". Solid lines: training, smoothed per step; dashed: validation per epoch.</p>\n";
+      << ". " << html(comparison_key()) << "</p>\n";
     s << html_table(r.table);
     for (const auto& [title, view] : r.charts)
       s << "<h2>" << html(title) << "</h2>\n<img alt=\"" << html(title)

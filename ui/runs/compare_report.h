@@ -21,6 +21,10 @@ struct ComparisonReport {
   const QTableWidget* scaling_table = nullptr;
 };
 
+// How the compared charts draw each run, in one sentence: the view's hint and the reports say it
+// alike (the reports had kept the line styles of an older chart).
+QString comparison_key();
+
 // False when `path` cannot be written.
 bool write_comparison_report(const QString& path, const ComparisonReport& report);
 

@@ -29,6 +29,7 @@
 #include <QTableWidget>
 #include <QTextStream>
 #include <QTimer>
+#include <QToolButton>
 #include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -66,6 +67,15 @@ QIcon swatch(size_t index, bool dark) {
 }  // namespace
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
+  // The runs list folds away to this button while runs are compared: the comparison gets the page.
+  list_button_ = new QToolButton;
+  list_button_->setObjectName("runs-list-button");
+  list_button_->setText("Runs list");
+  list_button_->setCheckable(true);
+  list_button_->setChecked(true);
+  list_button_->setToolTip("Show or fold away the list of every recorded run, to choose what is compared "
+                           "(folded, the comparison gets the whole page)");
+  connect(list_button_, &QToolButton::clicked, this, &CompareView::list_wanted);
   x_choice_ = new QComboBox;
   for (const XAxisInfo& x : kXAxes) x_choice_->addItem(x.title, static_cast<int>(x.axis));
   x_choice_->setToolTip("What the x axis counts: steps differ between batch sizes, samples seen and epochs do not; "
@@ -94,6 +104,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   hint_ = new ElidedLabel("Select runs in the list above to compare them.");
   hint_->setObjectName("compare_hint");
   auto* bar = new QHBoxLayout;
+  bar->addWidget(list_button_);
   bar->addWidget(new QLabel("x axis:"));
   bar->addWidget(x_choice_);
   bar->addWidget(new QLabel("smoothing:"));
@@ -122,6 +133,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   curves_split->setStretchFactor(1, 1);
   curves_split->setSizes({3000, 1000});  // the curves get three quarters from the start, not the table's size hint
   curves_page_ = curves_split;
+  curves_page_->installEventFilter(this);
+  connect(curves_split, &QSplitter::splitterMoved, this, [this] { table_dragged_ = true; });
 
   scaling_page_ = new ScalingPage;
 
@@ -135,6 +148,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   set_runs({});
 }
 
+void CompareView::set_list_shown(bool shown) { list_button_->setChecked(shown); }
+
 QColor CompareView::colour(size_t i) const { return palette_colour(i, dark_); }
 QTableWidget* CompareView::scaling_table() const { return scaling_page_->table(); }
 QLabel* CompareView::scaling_text() const { return scaling_page_->text(); }
@@ -142,9 +157,9 @@ QLabel* CompareView::scaling_text() const { return scaling_page_->text(); }
 void CompareView::set_runs(std::vector<RunRecord> runs) {
   runs_ = std::move(runs);
   hint_->setText(runs_.empty() ? "Select runs in the list to compare them (Ctrl+click, Shift+click)."
-                               : QString("%1. Thick lines: training, smoothed per step; thin lines with markers: "
-                                         "validation per epoch. Each run has its own colour, dash pattern and marker, as the table shows.")
-                                     .arg(QString::fromStdString(counted(static_cast<int64_t>(runs_.size()), "run"))));
+                               : QString("%1. %2")
+                                     .arg(QString::fromStdString(counted(static_cast<int64_t>(runs_.size()), "run")),
+                                          comparison_key()));
   rebuild_curves();
   rebuild_table();
   rebuild_scaling();
@@ -199,12 +214,25 @@ void CompareView::changeEvent(QEvent* event) {
     QTimer::singleShot(0, this, [this] {
       table_->resizeColumnsToContents();
       fit_height(table_);
+      place_table();
     });
+}
+
+void CompareView::place_table() {
+  auto* split = static_cast<QSplitter*>(curves_page_);
+  const int total = split->height() - split->handleWidth();
+  if (table_dragged_ || total <= 0) return;
+  fit_height(table_);  // its width decides whether a scroll bar takes a row's place
+  // Every run's row (the key to the lines) when they take at most two fifths; the charts the rest.
+  const int rows = std::min(table_->maximumHeight(), 2 * total / 5);
+  split->setSizes({total - rows, rows});
 }
 
 bool CompareView::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() == QEvent::Resize && (watched == charts_[0] || watched == charts_[1]))
     QMetaObject::invokeMethod(this, &CompareView::fit_legends, Qt::QueuedConnection);  // once the chart has its size
+  if (event->type() == QEvent::Resize && watched == curves_page_)  // after the splitter shares out its new size
+    QMetaObject::invokeMethod(this, &CompareView::place_table, Qt::QueuedConnection);
   return QWidget::eventFilter(watched, event);
 }
 
@@ -236,6 +264,7 @@ void CompareView::rebuild_table() {
   }
   table_->resizeColumnsToContents();
   fit_height(table_);
+  place_table();
 }
 
 

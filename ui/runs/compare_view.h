@@ -21,6 +21,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QTabWidget;
 class QTableWidget;
+class QToolButton;
 
 namespace mirror::ui {
 class ScalingPage;
@@ -64,9 +65,15 @@ class CompareView : public QWidget {
   QTableWidget* scaling_table() const;
   QLabel* scaling_text() const;
   QTabWidget* pages() const { return pages_; }
+  // The picker: checked while the list of every run shows above the comparison. Clicking it asks
+  // for the list (list_wanted); set_list_shown() keeps it in step without asking.
+  QToolButton* list_button() const { return list_button_; }
+  void set_list_shown(bool shown);
 
  Q_SIGNALS:
   void x_axis_changed(mirror::XAxis x);
+  // The person asks for the runs list (to choose what is compared) or to fold it away.
+  void list_wanted(bool shown);
 
  private:
   void rebuild_curves();
@@ -75,6 +82,9 @@ class CompareView : public QWidget {
   // Each chart's legend shown where every run's name fits (whole or shortened) and the chart is
   // tall enough to spare a line (12 lines of legend type), else hidden (the table is the legend).
   void fit_legends();
+  // The table under the charts as tall as its rows, up to two fifths of the page, until the
+  // person drags the handle between them.
+  void place_table();
   bool eventFilter(QObject* watched, QEvent* event) override;
   void changeEvent(QEvent* event) override;
 
@@ -84,6 +94,7 @@ class CompareView : public QWidget {
   bool log_loss_ = false;
   bool dark_ = false;
   double line_width_ = 2.0;
+  QToolButton* list_button_;
   QComboBox* x_choice_;
   QDoubleSpinBox* smoothing_choice_;
   QCheckBox* log_choice_;
@@ -95,6 +106,7 @@ class CompareView : public QWidget {
   QComboBox* second_choice_;
   Metric second_metric_ = Metric::kAccuracy;
   QTableWidget* table_;
+  bool table_dragged_ = false;
 };
 
 }  // namespace mirror::ui

@@ -1,3 +1,4 @@
+// Tested by tests/ui/window/test_room_layout.cpp and tests/ui/runs/test_runs_view.cpp.
 #include "ui/runs/runs_page.h"
 
 #include <QDir>
@@ -24,7 +25,11 @@ RunsPage::RunsPage(QWidget* parent) : QSplitter(Qt::Vertical, parent) {
   connect(browser_, &RunsBrowser::selection_changed, compare_, &CompareView::set_runs);
   // Runs chosen change what the comparison needs (its table's rows): the split follows.
   connect(browser_, &RunsBrowser::selection_changed, this, &RunsPage::place_split_soon);
-  connect(this, &QSplitter::splitterMoved, this, [this] { dragged_ = true; });
+  connect(this, &QSplitter::splitterMoved, this, [this] {
+    dragged_ = true;
+    compare_->set_list_shown(sizes().value(0) > 0);  // dragged shut or open: the picker says so
+  });
+  connect(compare_, &CompareView::list_wanted, this, [this](bool shown) { fold_list(!shown); });
 }
 
 void RunsPage::resizeEvent(QResizeEvent* event) {
@@ -73,6 +78,7 @@ void RunsPage::compare_runs(const QStringList& dirs) {
 }
 
 void RunsPage::fold_list(bool folded) {
+  compare_->set_list_shown(!folded);
   const int h = std::max(height(), 400);
   if (folded) setSizes({0, h});
   else if (sizes().value(0) == 0) {

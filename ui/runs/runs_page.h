@@ -1,7 +1,8 @@
 #pragma once
 // The Runs page: every recorded run listed (RunsBrowser) above the runs chosen, compared
-// (CompareView). The list can fold away so that a comparison fills the page (a lesson's runs
-// shown to a class), its handle left to drag it down again.
+// (CompareView). The list folds away so that a comparison fills the page (runs compared by a
+// lesson, a sweep or --compare), the comparison's "Runs list" button and the handle left to bring
+// it back.
 
 #include <QSplitter>
 #include <QStringList>

@@ -1,3 +1,4 @@
+// Tested by tests/ui/setup/test_setup_panels.cpp and tests/ui/setup/test_own_data.cpp.
 #include "ui/setup/dataset_panel.h"
 
 #include "mirror/data/registry.h"
@@ -73,7 +74,9 @@ DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent) {
   auto* dir_row = new QHBoxLayout;
   dir_row->addWidget(dir_);
   dir_row->addWidget(browse);
-  form->addRow("Folder", dir_row);
+  dir_label_ = new QLabel("Folder");
+  dir_label_->setObjectName("data-dir-label");
+  form->addRow(dir_label_, dir_row);
   train_size_ = new QSpinBox;
   train_size_->setRange(0, 1'000'000);
   train_size_->setSpecialValueText("default");
@@ -189,6 +192,7 @@ void DatasetPanel::update_option_visibility() {
   seq_len_->setToolTip(help.sequence_length);
   num_words_->setToolTip(help.num_words);
   validation_->setToolTip(help.validation);
+  dir_label_->setText(help.folder_label);
   dir_->setPlaceholderText(help.folder_placeholder);
   dir_->setToolTip(help.folder);
 }

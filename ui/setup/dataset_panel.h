@@ -109,6 +109,7 @@ class DatasetPanel : public QWidget {
 
   QComboBox* name_;
   QLineEdit* dir_;
+  QLabel* dir_label_;  // "Folder", or "File" for a table
   QSpinBox* train_size_;
   QSpinBox* seq_len_;
   QSpinBox* num_words_;

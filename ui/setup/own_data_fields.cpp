@@ -1,3 +1,4 @@
+// Tested by tests/ui/setup/test_own_data.cpp.
 #include "ui/setup/own_data_fields.h"
 
 #include <QCheckBox>
@@ -29,6 +30,7 @@ DatasetFieldHelp dataset_field_help(const UsedDatasetOptions& uses) {
                       : "Reuters/IMDB: keep only the most frequent words (load_data's num_words).";
   h.validation = uses.validation_split ? "The share held out for validation (validation_split), chosen as Keras does."
                                        : "Reuters: the share of newswires held out for validation (load_data's test_split).";
+  h.folder_label = uses.label_column ? "File" : "Folder";
   if (uses.label_column) {
     h.folder_placeholder = "a .csv file";
     h.folder = "The CSV file: numeric feature columns and a label column, a header row if it has one.";

@@ -20,6 +20,7 @@ namespace mirror::ui {
 // What the Data tab's shared fields mean for a dataset that reads `uses`: the folder (a folder of
 // class folders, a .csv file, or a built-in set's files), the validation split, the text fields.
 struct DatasetFieldHelp {
+  QString folder_label;  // "File" for a table (one .csv), else "Folder"
   QString folder_placeholder, folder, validation, sequence_length, num_words;
 };
 DatasetFieldHelp dataset_field_help(const UsedDatasetOptions& uses);

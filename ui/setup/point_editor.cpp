@@ -1,3 +1,4 @@
+// Tested by tests/ui/setup/test_own_data.cpp.
 #include "ui/setup/point_editor.h"
 
 #include <QButtonGroup>
@@ -82,7 +83,8 @@ PointEditor::PointEditor(QWidget* parent) : QWidget(parent) {
   save_->setToolTip("Save the points as a CSV file (x,y,label)");
   use_ = new QPushButton("Use these points");
   use_->setObjectName("use-points");
-  use_->setToolTip("Save the points and train on them: the dataset becomes \"table\" with this file");
+  use_->setToolTip("Save the points to a new file in the points folder and load it as the dataset (\"table\"); "
+                   "Train then trains on them");
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(undo_);
   buttons->addWidget(clear_);

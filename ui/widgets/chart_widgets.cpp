@@ -74,6 +74,50 @@ QPen run_pen(size_t index, bool dark, double width) {
   return pen;
 }
 
+double contrast_ratio(const QColor& a, const QColor& b) {
+  auto luminance = [](const QColor& c) {
+    auto channel = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+  };
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+std::vector<QColor> chart_background_colours(const QChart& chart) {
+  std::vector<QColor> out;
+  auto add = [&out](const QBrush& brush) {
+    if (const QGradient* g = brush.gradient())
+      for (const auto& stop : g->stops()) out.push_back(stop.second);
+    else if (brush.style() != Qt::NoBrush)
+      out.push_back(brush.color());
+  };
+  add(chart.backgroundBrush());
+  if (chart.isPlotAreaBackgroundVisible()) add(chart.plotAreaBackgroundBrush());
+  return out;
+}
+
+QColor faint_on(const QColor& colour, const QChart& chart) {
+  const std::vector<QColor> backgrounds = chart_background_colours(chart);
+  if (backgrounds.empty()) return colour;
+  double r = 0, g = 0, b = 0;  // the background's mean, to fade towards
+  for (const QColor& c : backgrounds) {
+    r += c.redF();
+    g += c.greenF();
+    b += c.blueF();
+  }
+  const double n = static_cast<double>(backgrounds.size());
+  QColor faded = colour;
+  for (double t = 0.05; t <= 0.8; t += 0.05) {
+    const QColor next = QColor::fromRgbF(static_cast<float>(colour.redF() * (1 - t) + r / n * t),
+                                         static_cast<float>(colour.greenF() * (1 - t) + g / n * t),
+                                         static_cast<float>(colour.blueF() * (1 - t) + b / n * t));
+    if (std::any_of(backgrounds.begin(), backgrounds.end(), [&](const QColor& bg) { return contrast_ratio(next, bg) < 3.0; }))
+      break;
+    faded = next;
+  }
+  return faded;
+}
+
 QImage run_marker_image(size_t index, bool dark, int size) {
   QImage image(size, size, QImage::Format_ARGB32_Premultiplied);
   image.fill(Qt::transparent);
@@ -166,7 +210,10 @@ void fit_height(QTableWidget* t) {
     h += t->rowHeight(r);
     if (r < 2) least += t->rowHeight(r);
   }
-  if (t->rowCount() > 8) h += t->horizontalScrollBar()->sizeHint().height();
+  // A scroll bar under the rows when they are cut to 8 or wider than the table: it covered the last
+  // row (the third run of a comparison on a 1280-pixel window).
+  if (t->rowCount() > 8 || t->horizontalHeader()->length() > t->viewport()->width())
+    h += t->horizontalScrollBar()->sizeHint().height();
   // At most as tall as its rows; on a short window (a 720-pixel projector, a lesson's six runs)
   // down to two rows, scrolled, rather than making the window taller than its screen.
   t->setMinimumHeight(std::min(std::max(least, 60), std::max(h, 60)));

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <cstddef>
+#include <vector>
 
 class QChart;
 class QChartView;
@@ -30,6 +31,14 @@ QScatterSeries::MarkerShape palette_marker(size_t index);
 QImage run_marker_image(size_t index, bool dark, int size);
 // A pen for run `index`'s line: its colour and dash pattern, `width` wide.
 QPen run_pen(size_t index, bool dark, double width);
+// WCAG 2's contrast ratio of two colours (1 to 21; 3 is its floor for graphics, 4.5 for text).
+double contrast_ratio(const QColor& a, const QColor& b);
+// The colours `chart` draws its background and plot area in (a gradient's every stop).
+std::vector<QColor> chart_background_colours(const QChart& chart);
+// `colour` faded towards `chart`'s background as far as it may go while it keeps WCAG's 3:1 on
+// every colour of it: a faint line under a bold one, still seen (the Live page's raw losses
+// were 1.5:1 on the dark theme).
+QColor faint_on(const QColor& colour, const QChart& chart);
 // `name` as a legend shows it: whole up to `max_chars`, else its first and last characters
 // (at least `keep` of each: "20261203-14…lr0.1-batch64") around an ellipsis.
 QString elide_middle(const QString& name, int max_chars = 28, int keep = 8);

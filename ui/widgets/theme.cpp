@@ -29,6 +29,9 @@ void apply_theme(QApplication& app, bool dark) {
       p.setColor(group, QPalette::HighlightedText, Qt::white);
       p.setColor(group, QPalette::PlaceholderText, placeholder);
     }
+    // Disabled text greyed, yet readable (Fusion's was about 1.6:1): 4.8:1 on the buttons.
+    for (auto role : {QPalette::Text, QPalette::ButtonText, QPalette::WindowText})
+      p.setColor(QPalette::Disabled, role, QColor(105, 105, 105));
     app.setPalette(p);
     return;
   }
@@ -48,9 +51,9 @@ void apply_theme(QApplication& app, bool dark) {
   p.setColor(QPalette::HighlightedText, Qt::white);
   p.setColor(QPalette::Link, QColor(110, 175, 255));         // 7.3:1 on the base
   p.setColor(QPalette::LinkVisited, QColor(190, 150, 255));  // 7.1:1
-  p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 120));
-  p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 120));
-  p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(120, 120, 120));
+  // Disabled text greyed, yet readable: 5.9:1 on the window (it was 2.9:1 on a button).
+  for (auto role : {QPalette::Text, QPalette::ButtonText, QPalette::WindowText})
+    p.setColor(QPalette::Disabled, role, QColor(160, 160, 160));
   app.setPalette(p);
 }
 

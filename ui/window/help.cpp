@@ -8,6 +8,8 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "mirror/runs/lesson.h"
+
 namespace mirror::ui {
 
 namespace {
@@ -15,6 +17,17 @@ QString plain(QString text) {
   text.remove(QRegularExpression("&(?!&)"));
   text.remove("…");
   return text.trimmed();
+}
+
+// "Five are built in: <i>Broken sync</i>, ...", read from the lessons themselves.
+QString built_in_lessons() {
+  QStringList titles;
+  for (const Lesson& l : lessons())
+    if (l.source == "built-in") titles << "<i>" + QString::fromStdString(l.title).toHtmlEscaped() + "</i>";
+  static const char* kWords[] = {"None are", "One is", "Two are", "Three are", "Four are", "Five are",
+                                 "Six are",  "Seven are", "Eight are", "Nine are", "Ten are"};
+  const QString count = titles.size() < 11 ? kWords[titles.size()] : QString("%1 are").arg(titles.size());
+  return count + " built in" + (titles.isEmpty() ? "." : ": " + titles.join(", ") + ".");
 }
 
 QString getting_started() {
@@ -56,9 +69,7 @@ shows the throughput, its spread and where each step's time goes. <b>Runs → Ex
 the comparison as an HTML or Markdown report.</p>
 <h3>4. In front of a class</h3>
 <p><b>Help → Lessons…</b> (Ctrl+Shift+L) opens a ready-made lesson: a short text beside the charts and the
-runs that show what it says, trained one after another and opened compared. Four are built in: why 2× the
-devices is not 2× as fast, global against per-replica batch, the tutorial's softmax bug, and a replica
-knocked out of sync. A lesson's runs, once recorded (trained in the window, or beforehand with
+runs that show what it says, trained one after another and opened compared. )" + built_in_lessons() + R"( A lesson's runs, once recorded (trained in the window, or beforehand with
 <code>mirrortrain lesson NAME</code>), open at once the next time. Your own lessons are JSON files in the
 lessons folder; the README shows the form.</p>
 <p><b>View → Presentation</b> (F5) shows only the pages, in large type: Page Down and Page Up (a presenter's

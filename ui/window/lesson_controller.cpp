@@ -159,8 +159,7 @@ void LessonController::show_runs(const QStringList& dirs, const QString& source)
   panel_->set_source(dirs.isEmpty() ? QString() : source);
   if (dirs.isEmpty()) return;
   window_->compare_view()->set_x_axis(lesson_axis(panel_->lesson()));
-  // The comparison is what the class looks at: the runs list folds away.
-  window_->compare_runs(dirs, /*comparison_only=*/true);
+  window_->compare_runs(dirs);  // the comparison is what the class looks at: it gets the page
 }
 
 }  // namespace mirror::ui

@@ -18,10 +18,12 @@
 #include <QWindow>
 
 #include <algorithm>
+#include <optional>
 
 #include "mirror/data/dataset.h"
 #include "mirror/data/dataset_registry.h"
 #include "mirror/model/presets.h"
+#include "mirror/model/shape.h"
 #include "mirror/runs/lesson.h"
 #include "mirror/util/error.h"
 #include "ui/classroom/learned_view.h"
@@ -42,6 +44,7 @@
 #include "ui/widgets/plain_text.h"
 #include "ui/window/lesson_controller.h"
 #include "ui/window/presentation.h"
+#include "ui/window/preset_choice.h"
 #include "ui/window/status_line.h"
 #include "ui/window/sweep_progress.h"
 #include "ui/window/window_settings.h"
@@ -243,13 +246,19 @@ QAction* MainWindow::full_screen_action() const { return presentation_->full_scr
 QAction* MainWindow::presentation_action() const { return presentation_->presentation_action(); }
 
 void MainWindow::apply_preset(const QString& name) {
-  TrainConfig config;
+  // The model and the training from the preset; your own data and the devices stay where it fits.
+  const auto d = dataset_->dataset();
+  const std::optional<InputSpec> input = d ? std::optional<InputSpec>(input_spec(*d)) : std::nullopt;
+  PresetChoice choice;
   try {
-    config = config_from_preset(name.toStdString());
+    choice = choose_preset(name.toStdString(), current_config(), input ? &*input : nullptr);
   } catch (const ConfigError&) {
     return;  // no such preset: nothing changes
   }
-  load_config(std::move(config));
+  const QString before = status_->text();
+  load_config(std::move(choice.config));
+  // What was kept or replaced, before what loading said (a stand-in for missing files, say).
+  if (!choice.said.isEmpty()) status_->setText(status_->text() != before ? choice.said + " " + status_->text() : choice.said);
   set_pace(settings_ ? settings_->pace(name) : 0.0);
 }
 

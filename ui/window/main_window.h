@@ -86,9 +86,9 @@ class MainWindow : public QMainWindow {
   // Continues a stopped or killed recorded run from its newest checkpoint, on the Live page;
   // with `epochs` > 0, trains it on until that epoch (a finished run, continued).
   void resume_run(const QString& dir, int epochs = 0);
-  // Shows the runs page with these run directories selected (added when outside the runs folder).
-  // `comparison_only` folds the runs list away (a lesson's runs: the comparison fills the page).
-  void compare_runs(const QStringList& dirs, bool comparison_only = false);
+  // Shows the runs page with these run directories selected (added when outside the runs folder)
+  // and compared, the runs list folded away to its button: the comparison gets the page.
+  void compare_runs(const QStringList& dirs);
   // File → Open Keras model…: its layers into the model editor; what was not imported is said (a
   // file it cannot open: in a message box, modal).
   void open_keras_model(const QString& path);

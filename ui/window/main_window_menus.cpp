@@ -58,6 +58,10 @@ void MainWindow::build_actions() {
   connect(pause_, &QAction::toggled, this, [this](bool on) {
     launcher_->set_paused(on);
     status_->setText(on ? "Paused." : "Resumed.");
+    // Held, the button says what pressing it again does.
+    pause_->setText(on ? "Resume" : "Pause");
+    pause_->setIcon(media_icon(on ? MediaIcon::kPlay : MediaIcon::kPause));
+    pause_->setToolTip(on ? "Go on training from the step it holds at (Ctrl+P)" : "Hold training between steps (Ctrl+P)");
   });
   stop_ = tb->addAction(media_icon(MediaIcon::kStop), "Stop", this, [this] { launcher_->stop(); });
   stop_->setShortcut(QKeySequence("Ctrl+."));

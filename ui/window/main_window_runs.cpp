@@ -50,17 +50,17 @@ void MainWindow::start_scaling_study() {
   }
 }
 
-void MainWindow::compare_runs(const QStringList& dirs, bool comparison_only) {
+void MainWindow::compare_runs(const QStringList& dirs) {
   if (browser_->loading()) {  // the runs folder is still being read
-    connect(browser_, &RunsBrowser::loaded, this, [this, dirs, comparison_only] { compare_runs(dirs, comparison_only); },
-            Qt::SingleShotConnection);
+    connect(browser_, &RunsBrowser::loaded, this, [this, dirs] { compare_runs(dirs); }, Qt::SingleShotConnection);
     views_->setCurrentWidget(runs_page_);
     return;
   }
   runs_page_->compare_runs(dirs);
   views_->setCurrentWidget(runs_page_);
-  // A lesson's runs fill the page; any other comparison shows the list again.
-  runs_page_->fold_list(comparison_only);
+  // The comparison fills the page (at 1280x720 in projector type the list left its plots 65 px);
+  // the list is a click away, on the comparison's "Runs list" button.
+  runs_page_->fold_list(!dirs.isEmpty());
 }
 
 void MainWindow::on_run_begun(const QString& what) {
@@ -75,7 +75,8 @@ void MainWindow::on_run_begun(const QString& what) {
 void MainWindow::on_frame() {
   const LiveRun& live = *launcher_->live();
   if (live.last_step().global_step == 0) return;
-  status_line_->show_step(live, training_->epochs(), pause_->isChecked());
+  status_line_->show_step(live, training_->epochs(), pause_->isChecked(),
+                          {launcher_->sweeping() ? launcher_->sweep_position() : 0, launcher_->sweeping() ? launcher_->sweep_size() : 0});
   devices_->show_peak_memory(live.last_step().replicas);
   learning_rate_chart_->setChecked(live_page_->learning_rate_shown());  // it may have turned itself on
 }

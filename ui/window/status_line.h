@@ -19,6 +19,12 @@ namespace mirror::ui {
 
 class LiveRun;
 
+// Where a sweep (or a lesson, or a scaling study) is: its run `at` of `of` (1-based); 0 of 0
+// outside one.
+struct SweepAt {
+  int at = 0, of = 0;
+};
+
 class StatusLine : public QObject {
  public:
   // Fills `bar`, which owns the widgets (and this). GUI thread only.
@@ -32,9 +38,10 @@ class StatusLine : public QObject {
   void fit();
 
   void show_started(const RunStarted& e);
-  // `live`'s newest step: epoch, step, throughput and time left while it trains, and the epoch's
-  // progress. `planned_epochs` counts for a run that does not say its own.
-  void show_step(const LiveRun& live, int planned_epochs, bool paused);
+  // `live`'s newest step: epoch, step, throughput and time left while it trains, and the progress:
+  // of the epoch; of the run when a step limit ends it sooner; of the sweep while one trains.
+  // `planned_epochs` counts for a run that does not say its own.
+  void show_step(const LiveRun& live, int planned_epochs, bool paused, SweepAt sweep = {});
   // How the run ended, in `live`'s numbers (steps, training time and rate of this session, time
   // waiting for the pace and paused); `run_dir` is where it was recorded (empty: it was not).
   void show_finished(const RunFinished& e, const LiveRun& live, const QString& run_dir);
@@ -44,6 +51,7 @@ class StatusLine : public QObject {
   QLabel* line_;
   QLabel* blocked_;
   QProgressBar* progress_;
+  SweepAt sweep_;  // the last show_step's
 };
 
 }  // namespace mirror::ui

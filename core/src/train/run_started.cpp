@@ -28,6 +28,7 @@ RunStarted run_started(const MirroredStrategy& strategy, const TrainConfig& conf
   e.shard_sizes = ShardPlan(config.batch_size, strategy.total_replicas()).sizes();
   e.steps_per_epoch = steps_per_epoch;
   e.epochs = config.epochs;
+  e.max_steps = config.max_steps;
   e.num_classes = data.num_classes;
   e.top_k = static_cast<int>(e.num_classes > 0 ? std::min<int64_t>(config.strategy.top_k, e.num_classes)
                                                : config.strategy.top_k);

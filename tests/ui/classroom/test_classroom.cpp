@@ -17,6 +17,8 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QValueAxis>
+#include <QProgressBar>
+#include <QStatusBar>
 #include <QtTest>
 
 #include <fstream>
@@ -28,6 +30,8 @@
 #include "ui/live/metric_chart.h"
 #include "ui/runs/compare_view.h"
 #include "ui/setup/dataset_panel.h"
+#include "ui/run/live_run.h"
+#include "ui/run/run_launcher.h"
 #include "ui/window/main_window.h"
 
 using namespace mirror;
@@ -53,7 +57,15 @@ class ClassroomTest : public QObject {
     QVERIFY(w.lesson_training());
     QVERIFY(w.lesson_dock()->isVisible());
     QCOMPARE(w.lesson_dock()->windowTitle(), QString("Lesson: Broken sync"));
+    // Progress is the lesson's, and a run's time left counts to its step limit (it counted to the
+    // end of its epochs, and the bar stayed at the last run's share after the lesson ended).
+    auto* bar = w.statusBar()->findChild<QProgressBar*>();
+    QVERIFY(bar);
+    QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 0, 60000);
+    QCOMPARE(w.launcher()->live()->total_steps(w.launcher()->live()->started().epochs), int64_t{40});
+    QTRY_VERIFY2_WITH_TIMEOUT(bar->format().startsWith("run ") && bar->format().contains(" of 2"), qPrintable(bar->format()), 10000);
     QVERIFY(done.wait(120000));
+    QCOMPARE(bar->value(), 100);
     QVERIFY(!w.lesson_training());
     const QStringList dirs = done.at(0).at(0).toStringList();
     QCOMPARE(dirs.size(), 2);

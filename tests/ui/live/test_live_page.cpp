@@ -8,6 +8,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QValueAxis>
+#include <QXYSeries>
 #include <QtTest>
 
 #include <algorithm>
@@ -151,6 +152,31 @@ class LivePageTest : public QObject {
                                              .arg(x->tickInterval())
                                              .arg(chart.chart()->plotArea().width())));
       if (width == 900) QCOMPARE(x->tickInterval(), 1000.0);  // wide: the usual five-odd labels
+    }
+  }
+
+  // Every line of a chart stands out from its background by WCAG's 3:1 for graphics, in both
+  // themes, the faint raw losses too (1.5:1 on the dark theme); and they stay fainter than the
+  // smoothed line they sit under.
+  void everyLineKeepsThreeToOneOnItsChartInBothThemes() {
+    for (bool dark : {false, true}) {
+      MetricChart chart(Metric::kLoss, "Loss");
+      chart.set_dark(dark);
+      const std::vector<QColor> backgrounds = chart_background_colours(*chart.chart());
+      QVERIFY(!backgrounds.empty());
+      QColor raw, smooth;
+      for (QAbstractSeries* s : chart.chart()->series()) {
+        auto* xy = qobject_cast<QXYSeries*>(s);
+        if (!xy) continue;
+        for (const QColor& bg : backgrounds) {
+          const double ratio = contrast_ratio(xy->color(), bg);
+          QVERIFY2(ratio >= 3.0, qPrintable(QString("%1 theme: \"%2\" %3 on %4: %5:1").arg(dark ? "dark" : "light", xy->name(),
+                                                xy->color().name(), bg.name()).arg(ratio, 0, 'f', 2)));
+        }
+        if (xy->name().contains("step") && !xy->name().contains("smoothed")) raw = xy->color();
+        if (xy->name().contains("smoothed")) smooth = xy->color();
+      }
+      QVERIFY2(raw.isValid() && smooth.isValid() && raw != smooth, qPrintable(raw.name() + " " + smooth.name()));
     }
   }
 

@@ -17,6 +17,7 @@
 
 #include "../ui_test_helpers.h"
 #include "mirror/runs/run_reader.h"
+#include "ui/runs/compare_report.h"
 #include "ui/runs/compare_view.h"
 
 using namespace mirror;
@@ -154,6 +155,9 @@ class CompareViewTest : public QObject {
     QCOMPARE(html.count("data:image/png;base64,"), 2);  // loss and accuracy: no scaling study here
     QVERIFY(html.contains("<td>0.05</td>"));
     QVERIFY(!html.contains("<h2>Scaling</h2>"));
+    // The report's key is the view's (it described dashed validation lines the charts no longer draw).
+    QVERIFY(view.findChild<QLabel*>("compare_hint")->text().contains(comparison_key()));
+    QVERIFY2(html.contains(comparison_key().toHtmlEscaped()) && !html.contains("dashed"), qPrintable(html.left(600)));
     const int at = html.indexOf("base64,") + 7;
     const QImage embedded = QImage::fromData(QByteArray::fromBase64(html.mid(at, html.indexOf('"', at) - at).toLatin1()));
     QCOMPARE(embedded.size(), QSize(900, 420));
@@ -161,6 +165,7 @@ class CompareViewTest : public QObject {
     QVERIFY(view.export_report(md_path));
     const QString md = text_of(md_path);
     QVERIFY(md.startsWith("# Run comparison"));
+    QVERIFY(md.contains(comparison_key()) && !md.contains("dashed"));
     QVERIFY(md.contains("| run | optimizer.learning_rate |") || md.contains("| run | devices.logical |"));
     QCOMPARE(md.count("](data:image/png;base64,"), 2);
     QVERIFY(!view.export_report(tmp_.filePath("no/such/folder/report.html")));

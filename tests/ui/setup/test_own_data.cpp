@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QDropEvent>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -12,6 +13,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QToolButton>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -24,6 +26,7 @@
 
 #include "../setup/training_settings.h"
 #include "mirror/data/registry.h"
+#include "mirror/model/presets.h"
 #include "mirror/train/config.h"
 #include "mirror/train/events.h"
 #include "ui/classroom/learned_view.h"
@@ -31,6 +34,7 @@
 #include "ui/window/main_window.h"
 #include "ui/widgets/point_plot.h"
 #include "ui/setup/dataset_panel.h"
+#include "ui/setup/devices_panel.h"
 #include "ui/setup/point_editor.h"
 
 using namespace mirror;
@@ -160,8 +164,10 @@ class OwnDataTest : public QObject {
     panel.set_dataset("texts");
     QVERIFY(!shown(f.image_height(), &panel) && !shown(f.color_mode(), &panel) && !shown(f.label_column(), &panel));
     QVERIFY(shown(f.follow_links(), &panel));
+    QCOMPARE(panel.findChild<QLabel*>("data-dir-label")->text(), QString("Folder"));
     panel.set_dataset("table");
     QVERIFY(shown(f.label_column(), &panel));
+    QCOMPARE(panel.findChild<QLabel*>("data-dir-label")->text(), QString("File"));  // a table is one .csv
     QVERIFY(!shown(f.image_height(), &panel) && !shown(f.follow_links(), &panel));
     panel.set_dataset("spirals");
     for (const QWidget* w : std::initializer_list<const QWidget*>{f.image_height(), f.color_mode(), f.crop_to_aspect_ratio(),
@@ -365,6 +371,10 @@ class OwnDataTest : public QObject {
       canvas->set_current_class(i % 2);
       QTest::mouseClick(canvas, Qt::LeftButton, {}, canvas->to_widget(i % 2 ? 0.5 : -0.5, -0.9 + 0.2 * i).toPoint());
     }
+    // It saves and loads; training is Train's (its tooltip said it trained on them).
+    QVERIFY2(editor->use_button()->toolTip().contains("load it as the dataset") &&
+                 !editor->use_button()->toolTip().contains("train on them"),
+             qPrintable(editor->use_button()->toolTip()));
     QTest::mouseClick(editor->use_button(), Qt::LeftButton);
     QCOMPARE(panel.options().name, std::string("table"));
     const QString csv = QString::fromStdString(panel.options().data_dir);
@@ -409,6 +419,47 @@ class OwnDataTest : public QObject {
     train_and_learn(w);
     if (QTest::currentTestFailed()) return;
     screenshot(w, "own-data-images-learned.png");
+  }
+
+  // A preset sets the model and the training, and keeps your data where its model takes it:
+  // 60 images at 32x32 on 4 devices stay when fashion-cnn is chosen (they went back to
+  // fashion-mnist at 28x28 on 2); seed-reuters' text model cannot take them, so its own data
+  // comes. The status line says which.
+  void aPresetKeepsYourDataWhereItsModelFits() {
+    QTemporaryDir dir;
+    make_shape_folder(dir.path() + "/shapes", 20);
+    MainWindow w(/*restore_settings=*/false);
+    w.resize(1280, 720);
+    w.show();
+    w.apply_preset("spirals-mlp");
+    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading(), 60000);
+    DatasetPanel* data = w.dataset_panel();
+    data->own_data_fields().image_height()->setValue(32);
+    data->own_data_fields().image_width()->setValue(32);
+    drop_on(*data, dir.path() + "/shapes");
+    wait_loaded(*data);
+    QVERIFY2(data->dataset(), "the images did not load");
+    w.devices_panel()->logical_box()->setValue(4);
+    const auto status = [&w] {
+      QString all;
+      for (const QLabel* l : w.statusBar()->findChildren<QLabel*>()) all += l->text() + "\n";
+      return all;
+    };
+    w.apply_preset("fashion-cnn");
+    QCOMPARE(w.current_config().model.layers.size(), config_from_preset("fashion-cnn").model.layers.size());
+    QCOMPARE(w.current_config().batch_size, config_from_preset("fashion-cnn").batch_size);
+    QCOMPARE(data->options().name, std::string("images"));
+    QCOMPARE(QFileInfo(QString::fromStdString(data->options().data_dir)).canonicalFilePath(),
+             QFileInfo(dir.path() + "/shapes").canonicalFilePath());
+    QCOMPARE(data->options().image_height, int64_t{32});
+    QCOMPARE(w.current_config().devices.logical, 4);
+    QVERIFY2(status().contains("Preset fashion-cnn set the model and the training; your images"), qPrintable(status()));
+    wait_loaded(*data);
+    QVERIFY(data->dataset() && data->dataset()->info().input_shape == (std::vector<int64_t>{32, 32, 3}));
+    w.apply_preset("seed-reuters");
+    QVERIFY2(data->options().name != "images" && data->options().data_dir.empty(), data->options().name.c_str());
+    QVERIFY2(status().contains("Preset seed-reuters: its model cannot take your images"), qPrintable(status()));
+    wait_loaded(*data);
   }
 
   void drawnSpiralTrainsWithDecisionRegions() {

@@ -78,7 +78,9 @@ class MainWindowTest : public QObject {
     QSignalSpy done(w.get(), &MainWindow::run_finished);
     w->train_action()->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 3, 30000);
+    QCOMPARE(w->pause_action()->text(), QString("Pause"));
     w->pause_action()->setChecked(true);
+    QCOMPARE(w->pause_action()->text(), QString("Resume"));  // what pressing it again does
     // The step in flight lands, then the trainer holds between steps.
     QTRY_VERIFY_WITH_TIMEOUT(w->controller()->holding(), 10000);
     // Steps the trainer sent before it began to hold are queued by now: deliver them first.
@@ -88,6 +90,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(w->metrics().steps(), held);
     QVERIFY(w->controller()->holding());
     w->pause_action()->setChecked(false);
+    QCOMPARE(w->pause_action()->text(), QString("Pause"));
     QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > held, 10000);
     w->stop_action()->trigger();
     QVERIFY(done.wait(10000));
@@ -151,6 +154,9 @@ class MainWindowTest : public QObject {
     w->show();
     QSignalSpy done(w.get(), &MainWindow::run_finished);
     w->resume_run(QString::fromStdString(plan.dir), 3);
+    // The strip names what trains: the resumed run's settings, not the panels' preset.
+    const QString strip = w->setup_strip()->findChild<QLabel*>("setup_summary")->toolTip();
+    QVERIFY2(strip.contains("blobs") && strip.contains("batch 50"), qPrintable(strip));
     QVERIFY(done.wait(60000));
     QCOMPARE(w->last_result().status, RunStatus::kFinished);
     QCOMPARE(w->last_result().steps, 3 * 8);

@@ -14,6 +14,7 @@
 
 #include <cmath>
 
+#include "mirror/runs/lesson.h"
 #include "ui/live/metric_chart.h"
 #include "ui/run/run_metrics.h"
 #include "ui/run/training_controller.h"
@@ -158,6 +159,16 @@ class ProjectorAndHelpTest : public QObject {
     const QString start = HelpDialog(HelpDialog::Page::kGettingStarted, &w).html();
     for (const char* tab : {"<b>Data</b>", "<b>Model</b>", "<b>Training</b>", "<b>Devices</b>", "<b>Train</b>", "<b>Runs</b>"})
       QVERIFY2(start.contains(tab), tab);
+    // The lessons it says are built in are the built-in ones (it said "Four" when there were five).
+    int built_in = 0;
+    for (const Lesson& l : lessons()) {
+      if (l.source != "built-in") continue;
+      ++built_in;
+      QVERIFY2(start.contains("<i>" + QString::fromStdString(l.title).toHtmlEscaped() + "</i>"), l.title.c_str());
+    }
+    QVERIFY(built_in >= 5);
+    QVERIFY2(start.contains(QStringList{"", "One", "Two", "Three", "Four", "Five", "Six", "Seven"}.value(built_in) + " are built in"),
+             qPrintable(start));
     const QString keyboard = HelpDialog(HelpDialog::Page::kKeyboard, &w).html();
     int with_keys = 0;
     for (const QAction* a : w.findChildren<QAction*>()) {

@@ -2,11 +2,11 @@
 // 1366x768; 1920x1080): on each, every page in normal mode, projector mode, a presentation and
 // each built-in lesson (its runs training) fits the screen; on the Live page every chart's plot
 // area is at least 35% of the window's height; no legend shows a name cut to under 8 characters;
-// the Runs page's list, unless folded away for a lesson's comparison, shows four rows under a
-// whole header while two recorded runs are compared below it, the comparison's hint on one line,
-// its table's header whole and its plots at least a sixth of the window's height (a projector's
-// 720 lines carry the list's four rows of large type too; they were an eighth, then a twentieth,
-// before the hint went on one line); the pages' tab bar stays put from page to page.
+// three recorded runs (or a lesson's) compared get the Runs page, the list folded to its button:
+// the comparison's hint on one line, its table's header whole, every run's row (the key to its
+// line) in sight and each plot at least 35% of the window's height, as on the Live page (at
+// 1280x720 in projector type they were 65 px under the list); the list brought back by its button
+// shows four rows under a whole header; the pages' tab bar stays put from page to page.
 // The window's own screen decides its size and projector type, as on a real machine.
 #include <QAction>
 #include <QApplication>
@@ -28,6 +28,7 @@
 #include <QHeaderView>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -129,11 +130,14 @@ class RoomLayoutTest : public QObject {
              qPrintable(QString("%1: the run list's header is %2 px of %3").arg(where).arg(header->height()).arg(header->sizeHint().height())));
   }
 
-  // The comparison under (or instead of) the list, when runs are compared: its hint one line, its
-  // table's header whole, each chart's plot at least a sixth of the window's height.
+  // The comparison, when runs are compared: its hint one line, its table's header whole; with the
+  // list folded away, every run's row whole in sight and each chart's plot at least 35% of the
+  // window's height.
   static void check_comparison(MainWindow& w, const QString& where) {
     CompareView* compare = runs_page(w)->compare();
     if (compare->runs().empty()) return;
+    const bool folded = runs_page(w)->sizes().value(0) == 0;
+    QCOMPARE(compare->list_button()->isChecked(), !folded);
     QLabel* hint = compare->findChild<QLabel*>("compare_hint");
     QVERIFY(hint);
     QVERIFY2(hint->height() < 2 * hint->fontMetrics().lineSpacing(),
@@ -141,11 +145,18 @@ class RoomLayoutTest : public QObject {
     QHeaderView* header = compare->table()->horizontalHeader();
     QVERIFY2(header->height() >= header->sizeHint().height(),
              qPrintable(QString("%1: the comparison table's header is %2 px of %3").arg(where).arg(header->height()).arg(header->sizeHint().height())));
-    if (compare->pages()->currentIndex() != 0) return;  // the scaling page
+    if (compare->pages()->currentIndex() != 0 || !folded) return;  // the scaling page; the list being chosen from
+    QTableWidget* table = compare->table();
+    for (int r = 0; r < table->rowCount(); ++r) {
+      const QRect row = table->visualItemRect(table->item(r, 0));
+      QVERIFY2(row.top() >= 0 && row.bottom() < table->viewport()->height(),
+               qPrintable(QString("%1: run %2's row of the comparison (its key) is at %3-%4 px of %5")
+                              .arg(where).arg(r + 1).arg(row.top()).arg(row.bottom()).arg(table->viewport()->height())));
+    }
     for (QChartView* view : {compare->loss_chart(), compare->accuracy_chart()}) {
       const double plot = view->chart()->plotArea().height();
       qInfo("%s: compared %s plot %.0f px", qPrintable(where), qPrintable(view->chart()->title()), plot);
-      QVERIFY2(plot >= w.height() / 6.0, qPrintable(QString("%1: the compared %2 chart's plot is %3 px high, the window %4")
+      QVERIFY2(plot >= 0.35 * w.height(), qPrintable(QString("%1: the compared %2 chart's plot is %3 px high, the window %4")
                                                         .arg(where, view->chart()->title())
                                                         .arg(plot)
                                                         .arg(w.height())));
@@ -199,6 +210,25 @@ class RoomLayoutTest : public QObject {
     }
   }
 
+  // The runs list brought back over a comparison by its button: the window still fits its screen
+  // and the list shows four rows; the button folds it away again.
+  static void check_list_brought_back(MainWindow& w, QScreen* screen, const QString& mode) {
+    w.views()->setCurrentWidget(runs_page(w));
+    QToolButton* button = runs_page(w)->compare()->list_button();
+    QVERIFY2(runs_page(w)->sizes().value(0) == 0 && !button->isChecked(), qPrintable(mode));
+    button->click();
+    QApplication::processEvents();
+    const QString where = QString("%1, %2, the run list brought back").arg(screen->name(), mode);
+    QVERIFY2(runs_page(w)->sizes().value(0) > 0 && button->isChecked(), qPrintable(where));
+    QVERIFY2(w.frameGeometry().height() <= screen->availableGeometry().height(), qPrintable(where));
+    check_runs_list(w, where);
+    if (QTest::currentTestFailed()) return;
+    check_comparison(w, where);
+    button->click();
+    QApplication::processEvents();
+    QVERIFY2(runs_page(w)->sizes().value(0) == 0 && !button->isChecked(), qPrintable(where + ", folded again"));
+  }
+
   // Pauses `w`'s run, if one trains, and waits until the window stops changing: the step it was in
   // finished, and whatever that step caused (an end, a failure's banner) shown.
   static void hold(MainWindow& w) {
@@ -219,12 +249,13 @@ class RoomLayoutTest : public QObject {
     QTemporaryDir runs;  // a lesson's runs recorded earlier would open compared instead of training
     QVERIFY(runs.isValid());
     qputenv("MIRROR_RUNS_DIR", runs.path().toUtf8());
-    // Outside lessons, two runs recorded before, compared on the Runs page in every mode; their
+    // Outside lessons, three runs recorded before, compared on the Runs page in every mode; their
     // folders named as the window names them (the names differ only at the end).
     QStringList compared;
     if (lesson.isEmpty())
       compared << record_run(runs.path(), "20261204-091500-spirals-mlp-blobs-lr0.01", 0.01, 1)
-               << record_run(runs.path(), "20261204-091700-spirals-mlp-blobs-lr0.05", 0.05, 2);
+               << record_run(runs.path(), "20261204-091700-spirals-mlp-blobs-lr0.05", 0.05, 2)
+               << record_run(runs.path(), "20261204-091900-spirals-mlp-blobs-lr0.2", 0.2, 2);
     MainWindow w(false);
     fill(w, screen_of(kScreens[0]));
     w.show();
@@ -235,7 +266,7 @@ class RoomLayoutTest : public QObject {
     if (!compared.isEmpty()) {
       QTRY_VERIFY_WITH_TIMEOUT(!runs_page(w)->browser()->loading(), 30000);
       w.compare_runs(compared);
-      QCOMPARE(runs_page(w)->compare()->runs().size(), size_t(2));
+      QCOMPARE(runs_page(w)->compare()->runs().size(), size_t(3));
     }
     if (!lesson.isEmpty()) {
       // Its runs training (the Live page, the settings folded), then compared once they end (a
@@ -262,25 +293,21 @@ class RoomLayoutTest : public QObject {
       if (!lesson.isEmpty()) {
         check_pages(w, screen, "lesson " + lesson + " compared");
         if (QTest::currentTestFailed()) return;
-        // The list dragged down again over the lesson's runs: it fits, four rows and all.
-        w.views()->setCurrentWidget(runs_page(w));
-        runs_page(w)->fold_list(false);
-        QApplication::processEvents();
-        const QString where = QString("%1, lesson %2 compared, the run list unfolded").arg(screen->name(), lesson);
-        QVERIFY2(w.frameGeometry().height() <= screen->availableGeometry().height(), qPrintable(where));
-        check_runs_list(w, where);
-        runs_page(w)->fold_list(true);
+        check_list_brought_back(w, screen, "lesson " + lesson + " compared");
         if (QTest::currentTestFailed()) return;
         continue;
       }
-      QCOMPARE(runs_page(w)->compare()->runs().size(), size_t(2));  // what the Runs page's checks look at
+      QCOMPARE(runs_page(w)->compare()->runs().size(), size_t(3));  // what the Runs page's checks look at
       check_pages(w, screen, "normal");
+      if (QTest::currentTestFailed()) return;
+      check_list_brought_back(w, screen, "normal");
       if (QTest::currentTestFailed()) return;
       // Projector type follows the screen the mode is turned on in (1/40 of its height).
       w.projector_action()->setChecked(true);
       // A room's mode: the settings fold to their strip, training or not.
       QVERIFY2(!w.setup_tabs()->isVisible() && w.setup_strip()->isVisible(), qPrintable(screen->name()));
       check_pages(w, screen, "projector");
+      if (!QTest::currentTestFailed()) check_list_brought_back(w, screen, "projector");
       w.projector_action()->setChecked(false);
       if (QTest::currentTestFailed()) return;
       w.presentation_action()->setChecked(true);

@@ -28,6 +28,7 @@ struct RunStarted {
   std::vector<int64_t> shard_sizes;  // of a full global batch
   int64_t steps_per_epoch = 0;
   int epochs = 0;
+  int64_t max_steps = 0;    // the config's limit on global steps (0: none): the run may end mid-epoch
   int top_k = 5;            // k of the top-k accuracy, clamped to the classes
   int64_t num_classes = 0;  // 0: unknown
 };
