@@ -4,7 +4,8 @@
 #   ui:    never includes LibTorch directly (the window never touches a tensor), nor through any
 #          header but in the two files that host the trainer; its folders stand in floors:
 #          widgets -> run -> live, setup, runs, classroom (side by side) -> window;
-#   app/mirrortrain: never includes the ui.
+#   app/mirrortrain: never includes the ui;
+#   tests: every source of strategy/, runs/ and the ui's views has its test, or names it.
 # Run as: cmake -DSOURCE_DIR=<repo> -P check_floors.cmake
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
 set(floors util data model optim strategy train runs)
@@ -147,6 +148,40 @@ foreach(rel IN LISTS ui_files)
   if(chain)
     list(APPEND problems "ui/${rel} compiles LibTorch (${chain}); in the ui only ${torch_host_text} may, where the trainer is hosted")
   endif()
+endforeach()
+
+# Tests mirror the tree: every source of core's strategy/ and runs/ floors and of the ui's views has
+# a test of its own name (tests/core/<floor>/test_<name>.cpp, tests/ui/<view>/test_<name>.cpp), or
+# says at its top which tests cover it ("// Tested by tests/..."), and those exist.
+file(GLOB covered_sources RELATIVE "${SOURCE_DIR}"
+     "${SOURCE_DIR}/core/src/strategy/*.cpp" "${SOURCE_DIR}/core/src/runs/*.cpp" "${SOURCE_DIR}/ui/live/*.cpp"
+     "${SOURCE_DIR}/ui/setup/*.cpp" "${SOURCE_DIR}/ui/runs/*.cpp" "${SOURCE_DIR}/ui/classroom/*.cpp")
+foreach(rel IN LISTS covered_sources)
+  get_filename_component(stem "${rel}" NAME_WE)
+  get_filename_component(dir "${rel}" DIRECTORY)
+  get_filename_component(floor "${dir}" NAME)
+  if(rel MATCHES "^core/")
+    set(own "tests/core/${floor}/test_${stem}.cpp")
+  else()
+    set(own "tests/ui/${floor}/test_${stem}.cpp")
+  endif()
+  if(EXISTS "${SOURCE_DIR}/${own}")
+    continue()
+  endif()
+  file(READ "${SOURCE_DIR}/${rel}" head LIMIT 1200)
+  if(NOT head MATCHES "// Tested by ([^.]*(\\.(cpp|sh)[^.]*)*)\\.")
+    list(APPEND problems "${rel}: no ${own}, and no \"// Tested by tests/...\" line at its top saying which test covers it")
+    continue()
+  endif()
+  string(REGEX MATCHALL "tests/[A-Za-z0-9_/]+\\.(cpp|sh)" named "${CMAKE_MATCH_1}")
+  if(NOT named)
+    list(APPEND problems "${rel}: its \"Tested by\" line names no test file")
+  endif()
+  foreach(test IN LISTS named)
+    if(NOT EXISTS "${SOURCE_DIR}/${test}")
+      list(APPEND problems "${rel}: says it is tested by ${test}, which does not exist")
+    endif()
+  endforeach()
 endforeach()
 
 if(problems)

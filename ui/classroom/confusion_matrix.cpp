@@ -1,3 +1,4 @@
+// Tested by tests/ui/classroom/test_learned_view.cpp.
 #include "ui/classroom/confusion_matrix.h"
 
 #include <QHelpEvent>

@@ -1,5 +1,6 @@
 // The Learned tab's panels for one evaluation: accuracy per class, the most confused pairs, the
 // decision regions of 2-D points, and examples with what the model predicted for them.
+// Tested by tests/ui/classroom/test_learned_view.cpp.
 #include <QCheckBox>
 #include <QLabel>
 #include <QListWidget>

@@ -1,3 +1,4 @@
+// Tested by tests/ui/classroom/test_classroom.cpp.
 #include "ui/classroom/lesson_panel.h"
 
 #include <QDialogButtonBox>

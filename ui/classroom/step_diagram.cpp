@@ -1,3 +1,4 @@
+// Tested by tests/ui/classroom/test_strategy_view.cpp and tests/ui/classroom/test_strategy_timeline.cpp.
 #include "ui/classroom/step_diagram.h"
 
 #include <QElapsedTimer>

@@ -1,6 +1,7 @@
 // StepDiagram's painting, part by part: 1. the global batch split into shards, 2. the replicas'
 // cards on the step's one clock (with their processes, the clock and the key), 3. the all-reduce,
 // 4. the update and 5. the sync check's checksums.
+// Tested by tests/ui/classroom/test_strategy_view.cpp and tests/ui/classroom/test_strategy_timeline.cpp.
 #include <QPainter>
 
 #include <algorithm>

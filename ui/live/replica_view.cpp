@@ -1,3 +1,4 @@
+// Tested by tests/ui/classroom/test_strategy_timeline.cpp.
 #include "ui/live/replica_view.h"
 #include "mirror/util/words.h"
 

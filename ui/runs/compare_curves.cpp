@@ -1,5 +1,6 @@
 // The compared runs' curves: loss and a second metric by step, epoch, time or examples seen,
 // smoothed, each run in its own colour and dashes, failed runs marked; and legends that fit.
+// Tested by tests/ui/runs/test_compare_view.cpp.
 #include "ui/runs/compare_view.h"
 #include <QBarCategoryAxis>
 #include <QBarSeries>

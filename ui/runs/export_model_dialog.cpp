@@ -1,3 +1,4 @@
+// Tested by tests/ui/runs/test_model_exchange.cpp.
 #include "ui/runs/export_model_dialog.h"
 
 #include <QButtonGroup>

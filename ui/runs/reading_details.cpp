@@ -1,3 +1,4 @@
+// Tested by tests/ui/window/test_teacher_fixes.cpp.
 #include "ui/runs/reading_details.h"
 
 #include <QLabel>

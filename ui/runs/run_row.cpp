@@ -1,3 +1,4 @@
+// Tested by tests/ui/runs/test_runs_view.cpp.
 #include "ui/runs/run_row.h"
 
 #include <QColor>

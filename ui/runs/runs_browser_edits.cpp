@@ -1,5 +1,6 @@
 // The person's edits to recorded runs in the runs browser: a name, tags and notes (each written
 // to the run's meta.json), and runs moved to the desktop trash.
+// Tested by tests/ui/runs/test_runs_view.cpp.
 #include "ui/runs/runs_browser.h"
 
 #include <QDir>

@@ -1,5 +1,6 @@
 // How the runs list fits its page: columns to their contents (long names cut), the list at least
 // a few rows tall and the notes box one line until written in, following projector mode's font.
+// Tested by tests/ui/runs/test_runs_view.cpp and tests/ui/window/test_room_layout.cpp.
 #include <QEvent>
 #include <QHeaderView>
 #include <QPlainTextEdit>

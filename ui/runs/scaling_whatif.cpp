@@ -1,5 +1,6 @@
 // The scaling page's what-if: its chart (predicted samples/s from 1 to 512 devices, perfect
 // scaling, the measured tries) and the sentence under it.
+// Tested by tests/ui/runs/test_scaling_page.cpp.
 #include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>

@@ -1,3 +1,4 @@
+// Tested by tests/ui/runs/test_sweeps.cpp.
 #include "ui/runs/sweep_dialog.h"
 
 #include <QDialogButtonBox>

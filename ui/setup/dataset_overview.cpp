@@ -1,5 +1,6 @@
 // The Data tab's view of a loaded dataset: its summary line, each class's examples in the
 // training and validation splits, and a few examples (pictures, texts, or 2-D points drawn).
+// Tested by tests/ui/setup/test_setup_panels.cpp and tests/ui/setup/test_own_data.cpp.
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>

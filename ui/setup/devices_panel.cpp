@@ -1,3 +1,4 @@
+// Tested by tests/ui/setup/test_setup_panels.cpp and tests/ui/run/test_live_run.cpp.
 #include "ui/setup/devices_panel.h"
 
 #include <QColor>

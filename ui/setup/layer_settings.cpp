@@ -1,3 +1,4 @@
+// Tested by tests/ui/setup/test_setup_panels.cpp.
 #include "ui/setup/layer_settings.h"
 
 #include <iterator>

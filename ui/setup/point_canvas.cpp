@@ -1,3 +1,4 @@
+// Tested by tests/ui/setup/test_own_data.cpp.
 #include "ui/setup/point_canvas.h"
 
 #include <QKeyEvent>

@@ -1,3 +1,4 @@
+// Tested by tests/core/runs/test_recorded_run.cpp and tests/core/train/test_trainer.cpp.
 #include "mirror/runs/checkpoint.h"
 
 #include <fmt/format.h>

@@ -1,4 +1,5 @@
 // Lessons planned, found among recorded runs, and judged: what lesson.cpp reads, put to work.
+// Tested by tests/core/runs/test_lesson.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>

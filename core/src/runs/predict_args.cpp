@@ -1,4 +1,5 @@
 // The what-if's arguments as a person types them: the scaling and the device counts.
+// Tested by tests/core/runs/test_predict.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Tested by tests/core/runs/test_recorded_run.cpp and tests/core/runs/test_run_reader.cpp.
 #include "mirror/runs/resume.h"
 
 #include <fmt/format.h>

@@ -1,5 +1,6 @@
 // What a recorded run's config says, read for people: its settings as flat readable values
 // ("optimizer.learning_rate" -> "0.01"), the keys where runs differ, its replicas and devices.
+// Tested by tests/core/runs/test_tensorboard.cpp and tests/core/runs/test_compare.cpp.
 #include "mirror/runs/run_reader.h"
 
 #include <fmt/format.h>

@@ -1,5 +1,6 @@
 // The runs folder: where runs live (default_runs_root), a new run's folder in it, the list of its
 // runs, and each run's name, tags and notes (meta.json, the one file people edit).
+// Tested by tests/core/runs/test_run_reader.cpp and tests/core/runs/test_run_dir_name.cpp.
 #include "mirror/runs/run_reader.h"
 
 #include <fmt/format.h>

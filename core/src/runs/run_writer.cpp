@@ -1,3 +1,4 @@
+// Tested by tests/core/runs/test_run_folder.cpp and tests/core/runs/test_run_reader.cpp.
 #include "mirror/runs/run_writer.h"
 
 #include <fmt/format.h>

@@ -1,5 +1,6 @@
 // A scaling study: runs of one config on different replica counts, measured (samples/s, the
 // step's parts, the spread of tries) and said in words (see compare.h).
+// Tested by tests/core/runs/test_compare.cpp and tests/core/runs/test_scaling_words.cpp.
 #include "mirror/runs/compare.h"
 
 #include <fmt/format.h>

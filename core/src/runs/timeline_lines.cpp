@@ -1,6 +1,7 @@
 // RunFollower's reading of timeline.jsonl, one line at a time: a line cut short by a kill is
 // skipped and counted; a line that reads as JSON but holds no clock's reading is remembered, with
 // its line number, so that the what-if can refuse the run naming it.
+// Tested by tests/core/runs/test_run_reader.cpp.
 #include <fmt/format.h>
 
 #include "mirror/runs/run_reader.h"

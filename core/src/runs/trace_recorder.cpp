@@ -1,4 +1,5 @@
 // TraceRecorder: a live run's steps kept as they come, written as a trace once the range is over.
+// Tested by tests/core/runs/test_trace.cpp.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 

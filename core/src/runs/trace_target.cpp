@@ -1,6 +1,7 @@
 // Where a trace may be written: only over nothing or a regular file. The atomic write renames a
 // new file over the path, so a device (/dev/full, as root), a pipe or a socket there would be
 // replaced by a regular file.
+// Tested by tests/core/runs/test_trace.cpp.
 #include <fmt/format.h>
 
 #include <filesystem>

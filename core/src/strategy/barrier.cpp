@@ -1,3 +1,4 @@
+// Tested by tests/core/strategy/test_mirrored_processes.cpp (ranks held and woken, aborts).
 #include "mirror/strategy/barrier.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// Tested by tests/cli/test_cli.sh (`mirrortrain devices` on each build).
 #include "mirror/strategy/built_in.h"
 
 #include <fmt/format.h>

@@ -1,4 +1,5 @@
 // The workers' store: a local run's FileStore, rank 0's TCPStore server, or a client of it.
+// Tested by tests/core/strategy/test_store_socket.cpp and tests/core/strategy/test_local_workers.cpp.
 #include "c10d_store.h"
 
 #include <c10/util/Exception.h>

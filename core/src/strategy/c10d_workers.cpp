@@ -1,6 +1,8 @@
 // WorkerGroup over PyTorch's c10d: a store for the rendezvous (c10d_store.cpp), ProcessGroupGloo
 // for the collectives. Built with USE_C10D_GLOO, without the PCH, like c10d_store.cpp, the only
 // other file that includes c10d.
+// Tested by tests/core/strategy/test_local_workers.cpp,
+//   tests/core/strategy/test_mirrored_processes.cpp and tests/cli/test_workers.sh.
 #include <c10/util/Exception.h>
 #include <fmt/format.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>

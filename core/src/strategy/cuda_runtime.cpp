@@ -1,3 +1,4 @@
+// Tested by tests/core/strategy/test_gpu.cpp (on a GPU; scripts/gpu-check.sh).
 #include "mirror/strategy/cuda_runtime.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// Tested by tests/core/strategy/test_cuda_graphs.cpp.
 #include "graph_step.h"
 
 #include <fmt/format.h>

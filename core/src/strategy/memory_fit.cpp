@@ -1,3 +1,4 @@
+// Tested by tests/core/strategy/test_gpu.cpp.
 #include "memory_fit.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// Tested by tests/core/strategy/test_gpu.cpp (on GPUs; scripts/gpu-check.sh).
 #include "nccl_communicator.h"
 
 #include <cuda_runtime_api.h>

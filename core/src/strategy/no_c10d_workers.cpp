@@ -1,4 +1,6 @@
 // WorkerGroup where this build has no c10d with Gloo: training across processes is refused.
+// Tested by tests/core/strategy/test_local_workers.cpp (its refusal, in a build without c10d;
+//   every build here has c10d, so only a build without it runs this file).
 #include "mirror/strategy/workers.h"
 #include "mirror/util/error.h"
 

@@ -1,5 +1,6 @@
 // Building the mirrored strategy: its options checked, the communicator chosen, one replica per
 // device with flat parameter and gradient buffers, and one thread per replica.
+// Tested by tests/core/strategy/test_mirrored.cpp.
 #include "replica.h"
 
 #include <fmt/format.h>

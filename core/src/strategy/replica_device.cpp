@@ -1,3 +1,4 @@
+// Tested by tests/core/strategy/test_mirrored.cpp and tests/core/strategy/test_gpu.cpp.
 #include "replica_device.h"
 
 #include <fmt/format.h>

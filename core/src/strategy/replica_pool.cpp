@@ -1,3 +1,4 @@
+// Tested by tests/core/strategy/test_mirrored.cpp.
 #include "mirror/strategy/replica_pool.h"
 
 #include "mirror/util/error.h"

@@ -1,3 +1,4 @@
+// Tested by tests/core/runs/test_simulated_link.cpp.
 #include "simulated_link_communicator.h"
 
 #include <fmt/format.h>

@@ -1,5 +1,6 @@
 // The mirrored strategy's training state between steps: parameters, learning rate, and what a
 // checkpoint saves and restores.
+// Tested by tests/core/strategy/test_mirrored.cpp and tests/core/train/test_trainer.cpp (checkpoints).
 #include <fmt/format.h>
 
 #include "mirror/strategy/mirrored.h"

@@ -1,5 +1,6 @@
 // The cross-process side of a step: the record that travels with the gradients (training) and
 // the allgather of sums and predictions (evaluation).
+// Tested by tests/core/strategy/test_mirrored_processes.cpp.
 #include "step_record.h"
 
 #include <algorithm>

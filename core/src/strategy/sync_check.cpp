@@ -1,5 +1,6 @@
 // The sync check: every replica's parameters bit-identical to replica 0's, in this process and
 // across processes.
+// Tested by tests/core/strategy/test_mirrored.cpp and tests/core/strategy/test_mirrored_processes.cpp.
 #include <fmt/format.h>
 
 #include "mirror/strategy/mirrored.h"
