@@ -37,8 +37,8 @@ std::string ScalingPage::prediction_words() const {
   if (logical && study_.points.size() >= 2 && prediction_->shares_cores)
     words += fmt::format(
         " These replicas are logical devices sharing one machine's {} cores, {} thread{} each: the prediction "
-        "slows each device's compute once the replicas ask for more threads than there are cores, as the "
-        "measured boxes did.",
+        "takes each measured count's own compute, and slows it further once more replicas ask for more threads "
+        "than there are cores.",
         m.usable_cores, m.intra_op_threads, m.intra_op_threads == 1 ? "" : "s");
   else if (logical && study_.points.size() >= 2)
     words +=

@@ -191,8 +191,9 @@ Source source_of(const RunRecord& run) {
     src.logical_cpu = true;
     for (const auto& d : *devices) {
       const std::string name = d.is_string() ? d.get<std::string>() : std::string();
-      // "cpu:0/logical:1", or "rank 1 cpu:0/logical:0" from several processes (which share cores too)
-      src.logical_cpu = src.logical_cpu && name.find("cpu") != std::string::npos && name.find("/logical") != std::string::npos;
+      // "cpu:0/logical:1", "rank 1 cpu:0/logical:0" from several processes (which share cores too),
+      // or a study's one replica, "cpu:0": it computed on the same cores as the logical devices after it.
+      src.logical_cpu = src.logical_cpu && name.find("cpu") != std::string::npos;
     }
   }
   return src;
@@ -313,15 +314,22 @@ PredictedPoint point_at(const FittedModel& m, const CommModel& comm, Scaling sca
   // scaled by how many times over n replicas ask for the cores against how many times those did.
   // Devices of their own (another link: machines, GPUs) each compute as one replica alone did, so
   // a measurement slowed by sharing is not carried to them (nor to one device, whatever its link).
-  const double measured_load = core_load(std::max(1, m.measured_replicas), m.intra_op_threads, m.usable_cores);
+  // Sharing them as a study measured: from the measured count at or below n, as it ran.
+  const FittedModel::MeasuredCount* nearest = nullptr;
+  if (share_cores)
+    for (const auto& c : m.measured_counts)
+      if (c.replicas <= n) nearest = &c;
+  const int measured = nearest ? nearest->replicas : std::max(1, m.measured_replicas);
+  const double measured_load = core_load(measured, m.intra_op_threads, m.usable_cores);
   if (share_cores)
     p.core_share = core_load(n, m.intra_op_threads, m.usable_cores) / measured_load;
   else if (m.logical_cpu)
     p.core_share = core_load(1, m.intra_op_threads, m.usable_cores) / measured_load;
-  p.compute_s = m.compute_per_example_s * static_cast<double>(p.per_replica_batch) * p.core_share;
+  const double per_example = nearest ? nearest->compute_per_example_s : m.compute_per_example_s;
+  p.compute_s = per_example * static_cast<double>(p.per_replica_batch) * p.core_share;
   p.comm_s = allreduce_seconds(comm, n, m.gradient_bytes);
-  p.update_s = m.update_s;
-  p.overhead_s = m.overhead_s;
+  p.update_s = nearest ? nearest->update_s : m.update_s;
+  p.overhead_s = nearest ? nearest->overhead_s : m.overhead_s;
   p.step_s = p.overhead_s + p.compute_s + p.comm_s + p.update_s;
   p.samples_per_s = p.step_s > 0 ? static_cast<double>(p.global_batch) / p.step_s : 0;
   return p;

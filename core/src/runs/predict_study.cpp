@@ -24,6 +24,10 @@ FittedModel fit_study(const std::vector<RunRecord>& runs) {
   fewest.measured_link = pooled.measured_link;
   fewest.measured_link_fitted = pooled.measured_link_fitted;
   fewest.allreduce_points = pooled.allreduce_points;
+  for (const auto& [replicas, group] : by_replicas) {
+    const FittedModel at = fit_model(group);
+    fewest.measured_counts.push_back({replicas, at.compute_per_example_s, at.update_s, at.overhead_s});
+  }
   return fewest;
 }
 

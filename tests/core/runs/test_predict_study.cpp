@@ -23,8 +23,9 @@ const LinkSpec kLink{"hand-made", 30e-6, 2e9};
 
 // A run of `replicas` devices of their own (no shared cores) at global batch `global`: its steps
 // take the study's true times, the all-reduce as the ring formula gives it over kLink, and each
-// step's compute jitters by up to ±`jitter` (a real run's spread).
-RunRecord study_run(int replicas, int64_t global, double jitter = 0.1) {
+// step's compute jitters by up to ±`jitter` (a real run's spread) around the truth times `slowdown`
+// (cores shared by more threads than they have).
+RunRecord study_run(int replicas, int64_t global, double jitter = 0.1, double slowdown = 1) {
   RunRecord r;
   r.name = "replicas-" + std::to_string(replicas);
   nlohmann::json devices = nlohmann::json::array();
@@ -34,6 +35,7 @@ RunRecord study_run(int replicas, int64_t global, double jitter = 0.1) {
   Truth t;
   t.replicas = replicas;
   t.shard = global / replicas;
+  t.per_example_ms *= slowdown;
   t.transfer_ms = 1e3 * ring_allreduce_seconds(kLink, replicas, 4.0 * kParameters);
   for (int i = 1; i <= 9; ++i) {
     Truth step = t;
@@ -89,6 +91,39 @@ TEST(PredictStudy, ThePredictionAtAMeasuredCountLiesInsideItsMeasuredSpread) {
   o.devices = {1, 2, 4};
   const Prediction p = predict(fit_study(study), o);
   ASSERT_EQ(p.points.size(), 3u);
+  for (size_t i = 0; i < study.size(); ++i) {
+    const auto [lo, hi] = measured_spread(study[i], 32);
+    EXPECT_GE(p.points[i].samples_per_s, lo) << p.points[i].devices << " devices";
+    EXPECT_LE(p.points[i].samples_per_s, hi) << p.points[i].devices << " devices";
+  }
+}
+
+// A study on this machine's CPU (2 cores, 1 thread a replica): the 1-replica run names its device
+// "cpu:0", the others "cpu:0/logical:k"; 2 replicas compute each example 1.3 times slower than 1
+// (two threads on 2 cores, yet slower: hyper-threads, memory), 4 twice slower again (4 threads on
+// 2 cores). Over the machine's own link the prediction shares the cores, lies inside every
+// measured spread, and beyond the study scales its largest count by the cores' load. (It took the
+// 1-replica run's "cpu:0" for a device of its own and predicted separate devices, and then the
+// 1-replica compute for all: the lesson's what-if lay far above its measured boxes.)
+TEST(PredictStudy, AStudyOnTheCpuIsPredictedAsItsCoresWereShared) {
+  std::vector<RunRecord> study;
+  for (int n : {1, 2, 4}) {
+    RunRecord r = study_run(n, 32, 0.1, n == 1 ? 1.0 : n == 2 ? 1.3 : 2.6);
+    nlohmann::json devices = nlohmann::json::array();
+    for (int i = 0; i < n; ++i) devices.push_back(n == 1 ? std::string("cpu:0") : "cpu:0/logical:" + std::to_string(i));
+    r.run["devices"] = devices;
+    r.run["machine"] = {{"cores", 2}, {"intra_op_threads", 1}};
+    study.push_back(r);
+  }
+  const FittedModel m = fit_study(study);
+  EXPECT_TRUE(m.logical_cpu);
+  PredictOptions o;
+  o.scaling = study_scaling(study);
+  o.devices = {1, 2, 4, 8};
+  const Prediction p = predict(m, o);
+  EXPECT_TRUE(p.shares_cores);
+  ASSERT_EQ(p.points.size(), 4u);
+  EXPECT_NEAR(p.points[3].compute_s / p.points[2].compute_s, 2.0 * 2 / 4, 1e-9);  // load 4 against 2, half the shard
   for (size_t i = 0; i < study.size(); ++i) {
     const auto [lo, hi] = measured_spread(study[i], 32);
     EXPECT_GE(p.points[i].samples_per_s, lo) << p.points[i].devices << " devices";

@@ -46,6 +46,15 @@ struct FittedModel {
   int usable_cores = 0;
   int intra_op_threads = 0;
   bool logical_cpu = false;
+  // A study's own steps per replica count (fit_study; empty for one run). Predicting this machine
+  // with its cores shared as they were, a measured count takes its own compute, update and
+  // overhead, and a count between or beyond them scales the nearest smaller one's compute by
+  // core_load: the prediction meets the measured boxes where there are some.
+  struct MeasuredCount {
+    int replicas = 0;
+    double compute_per_example_s = 0, update_s = 0, overhead_s = 0;
+  };
+  std::vector<MeasuredCount> measured_counts;  // ascending replicas
 
   // The link as the run's all-reduces show it (from_run; named "shared memory" when one process
   // reduced in memory, "loopback" when several processes met over this machine's network): α and β fitted on the
