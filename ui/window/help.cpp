@@ -4,6 +4,7 @@
 #include <QDialogButtonBox>
 #include <QKeySequence>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QShortcut>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -118,9 +119,14 @@ HelpDialog::HelpDialog(Page page, const QWidget* window, QWidget* parent) : QDia
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(text);
   layout->addWidget(buttons);
-  // A page to read, not a dialog to answer: as wide as a paragraph reads well, as tall as fits.
+  // A page to read, not a dialog to answer: as wide as a paragraph reads well, as tall as fits, and
+  // inside its screen (in projector type on a 720-line screen it was 1,080 lines, Close below it).
   const int em = fontMetrics().horizontalAdvance('M');
-  resize(page == Page::kGettingStarted ? 48 * em : 30 * em, page == Page::kGettingStarted ? 40 * fontMetrics().height() : 24 * fontMetrics().height());
+  const QSize wanted(page == Page::kGettingStarted ? 48 * em : 30 * em,
+                     (page == Page::kGettingStarted ? 40 : 24) * fontMetrics().height());
+  const QScreen* on = parent ? parent->screen() : screen();
+  const QSize room = on ? on->availableGeometry().size() * 9 / 10 : wanted;
+  resize(wanted.boundedTo(room));
 }
 
 }  // namespace mirror::ui

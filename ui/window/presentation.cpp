@@ -3,8 +3,13 @@
 #include <QAction>
 #include <QMainWindow>
 #include <QMenu>
+#include <QMenuBar>
 #include <QSignalBlocker>
 #include <QTabWidget>
+#include <QToolBar>
+#include <QWidgetAction>
+
+#include <functional>
 
 namespace mirror::ui {
 
@@ -48,7 +53,29 @@ void Presentation::window_state_changed() {
   full_screen_->setChecked(window_->isFullScreen());
 }
 
+void Presentation::hide_bars(bool on) {
+  if (on) {
+    // Every entry with a shortcut, of every menu and toolbar, held by the window too: hidden bars
+    // take their shortcuts with them (F5 and Ctrl+P stopped working in a presentation).
+    std::function<void(const QList<QAction*>&)> hold = [&](const QList<QAction*>& actions) {
+      for (QAction* a : actions) {
+        if (a->menu()) hold(a->menu()->actions());
+        else if (!a->shortcut().isEmpty() && !qobject_cast<QWidgetAction*>(a)) window_->addAction(a);
+      }
+    };
+    hold(window_->menuBar()->actions());
+    for (QToolBar* tb : window_->findChildren<QToolBar*>()) {
+      hold(tb->actions());
+      if (tb->isVisible()) hidden_toolbars_ << tb;
+    }
+  }
+  window_->menuBar()->setVisible(!on);
+  for (QToolBar* tb : hidden_toolbars_) tb->setVisible(!on);
+  if (!on) hidden_toolbars_.clear();
+}
+
 void Presentation::set_presenting(bool on) {
+  hide_bars(on);
   if (on) projector_before_ = projector_->isChecked();
   projector_->setChecked(on || projector_before_);
   for (QAction* a : {next_page_, previous_page_, leave_}) a->setEnabled(on);

@@ -1,10 +1,11 @@
 #pragma once
 // View → Projector mode, Presentation and Full screen: the window made for a room. Projector mode
 // is large type and thick lines (the window redraws itself when its entry toggles); a presentation
-// shows the pages only, in projector type, changed with Page Down / Page Up (a presenter's
-// clicker), Esc leaving; full screen is the window's own state, and its entry is checked exactly
+// shows the pages only, in projector type (no menu bar or toolbars: every shortcut still works),
+// changed with Page Down / Page Up (a presenter's clicker), Esc leaving; full screen is the window's own state, and its entry is checked exactly
 // while the window is full screen, however it got there.
 
+#include <QList>
 #include <QObject>
 #include <QString>
 
@@ -12,6 +13,7 @@ class QAction;
 class QMainWindow;
 class QMenu;
 class QTabWidget;
+class QToolBar;
 class QWidget;
 
 namespace mirror::ui {
@@ -36,6 +38,9 @@ class Presentation : public QObject {
 
  private:
   void set_presenting(bool on);
+  // The menu bar and toolbars hidden (on) or shown as they were; their actions' shortcuts held by
+  // the window so that they still work.
+  void hide_bars(bool on);
 
   QMainWindow* window_;
   QTabWidget* pages_;
@@ -46,6 +51,7 @@ class Presentation : public QObject {
   QAction* previous_page_;
   QAction* leave_;
   bool projector_before_ = false;  // projector mode as it was before the presentation
+  QList<QToolBar*> hidden_toolbars_;  // those the presentation hid
 };
 
 }  // namespace mirror::ui

@@ -4,6 +4,7 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QPushButton>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QToolButton>
 
@@ -46,7 +47,12 @@ void MainWindow::fold_setup() {
   const bool room = busy || lesson || projector;
   if (!room) setup_unfolded_ = false;  // the next run or lesson folds them again
   tabs_->setVisible(!presenting && (!room || setup_unfolded_));
-  setup_strip_->setVisible(!presenting && room);
+  const bool strip = !presenting && room;
+  // Hidden, the strip leaves the pages' corner: the tab widget kept a hidden corner widget's width,
+  // and a lesson's pages in a presentation scrolled their tabs beside an empty space.
+  if (strip != (views_->cornerWidget(Qt::TopRightCorner) == setup_strip_))
+    views_->setCornerWidget(strip ? setup_strip_ : nullptr, Qt::TopRightCorner);
+  setup_strip_->setVisible(strip);
   setup_toggle_->setText(setup_unfolded_ ? "\u25C2 Settings" : "Settings \u25B8");
   // Unfolded, the tabs say it all: the summary would only crowd the pages' tabs into scrolling.
   setup_summary_->setVisible(!tabs_->isVisibleTo(this));
@@ -72,8 +78,11 @@ void MainWindow::fold_setup() {
   }
   if (lessons_->training())  // a lesson's run, not a run started beside an open lesson
     summary = QString("Lesson \u201c%1\u201d, ").arg(QString::fromStdString(lessons_->panel()->lesson().title)) + summary;
-  // Elided in the middle to at most a third of the window, beside the tabs; whole in its tooltip.
-  setup_summary_->setText(setup_summary_->fontMetrics().elidedText(summary, Qt::ElideMiddle, std::max(200, width() / 3)));
+  // Elided in the middle to at most a third of the window and to what the pages' tabs leave (a
+  // lesson's dock beside them in projector type), none under 60 px; whole in its tooltip.
+  const int left = views_->width() - views_->tabBar()->sizeHint().width() - setup_toggle_->sizeHint().width() - 24;
+  const int most = std::min(std::max(200, width() / 3), left);
+  setup_summary_->setText(most < 60 ? QString() : setup_summary_->fontMetrics().elidedText(summary, Qt::ElideMiddle, most));
   setup_summary_->setToolTip(literal(summary));  // a lesson's title and labels come from its file
 }
 

@@ -14,7 +14,9 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QMenuBar>
 #include <QTabWidget>
+#include <QToolBar>
 #include <QTemporaryDir>
 #include <QValueAxis>
 #include <QProgressBar>
@@ -159,6 +161,11 @@ class ClassroomTest : public QObject {
     QVERIFY(w.projector_action()->isChecked());  // large type
     QVERIFY(QApplication::font().pointSizeF() > before.pointSizeF());
     QVERIFY(!w.dataset_panel()->isVisible());    // the settings are gone, the pages fill the window
+    QVERIFY(!w.menuBar()->isVisible());           // so are the menus and the toolbar
+    QVERIFY(!w.findChild<QToolBar*>("run_toolbar")->isVisible());
+    QTest::keyClick(&w, Qt::Key_R, Qt::ControlModifier);  // their shortcuts still work: Runs → Show runs
+    QCOMPARE(w.views()->currentWidget(), w.views()->findChild<QWidget*>("runs-page"));
+    QTest::keyClick(&w, Qt::Key_L, Qt::ControlModifier);  // Runs → Show live training
     QCOMPARE(w.views()->currentIndex(), 0);
     QTest::keyClick(&w, Qt::Key_PageDown);       // a clicker's "next"
     QCOMPARE(w.views()->currentWidget(), static_cast<QWidget*>(w.strategy_view()));
@@ -169,6 +176,11 @@ class ClassroomTest : public QObject {
     QVERIFY(!w.presentation_action()->isChecked());
     QVERIFY(!w.projector_action()->isChecked());  // as it was before
     QVERIFY(w.dataset_panel()->isVisible());
+    QVERIFY(w.menuBar()->isVisible() && w.findChild<QToolBar*>("run_toolbar")->isVisible());
+    QTest::keyClick(&w, Qt::Key_F5);
+    QVERIFY(w.presentation_action()->isChecked() && !w.menuBar()->isVisible());
+    QTest::keyClick(&w, Qt::Key_F5);  // F5 again, its View menu hidden: it ends the presentation
+    QVERIFY(!w.presentation_action()->isChecked() && w.menuBar()->isVisible());
     QCOMPARE(QApplication::font().pointSizeF(), before.pointSizeF());
     QTest::keyClick(&w, Qt::Key_PageDown);         // not presenting: the keys are the widgets' again
     QCOMPARE(w.views()->currentWidget(), static_cast<QWidget*>(w.strategy_view()));

@@ -10,6 +10,7 @@
 #include <QTabWidget>
 #include <QToolButton>
 #include <QValueAxis>
+#include <QScreen>
 #include <QtTest>
 
 #include <cmath>
@@ -169,6 +170,19 @@ class ProjectorAndHelpTest : public QObject {
     QVERIFY(built_in >= 5);
     QVERIFY2(start.contains(QStringList{"", "One", "Two", "Three", "Four", "Five", "Six", "Seven"}.value(built_in) + " are built in"),
              qPrintable(start));
+    // In projector type each page still fits its screen, Close and all (Getting started was 40
+    // lines of large type: taller than a 720-line projector).
+    w.projector_action()->setChecked(true);
+    for (auto kind : {HelpDialog::Page::kGettingStarted, HelpDialog::Page::kKeyboard}) {
+      HelpDialog page(kind, &w, &w);
+      page.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&page));
+      const QRect room = page.screen()->availableGeometry();
+      QVERIFY2(page.frameGeometry().width() <= room.width() && page.frameGeometry().height() <= room.height(),
+               qPrintable(QString("%1: %2x%3 on a %4x%5 screen").arg(page.windowTitle()).arg(page.frameGeometry().width())
+                              .arg(page.frameGeometry().height()).arg(room.width()).arg(room.height())));
+    }
+    w.projector_action()->setChecked(false);
     const QString keyboard = HelpDialog(HelpDialog::Page::kKeyboard, &w).html();
     int with_keys = 0;
     for (const QAction* a : w.findChildren<QAction*>()) {

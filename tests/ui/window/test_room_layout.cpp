@@ -6,7 +6,8 @@
 // the comparison's hint on one line, its table's header whole, every run's row (the key to its
 // line) in sight and each plot at least 35% of the window's height, as on the Live page (at
 // 1280x720 in projector type they were 65 px under the list); the list brought back by its button
-// shows four rows under a whole header; the pages' tab bar stays put from page to page.
+// shows four rows under a whole header; the pages' tab bar stays put from page to page, every tab
+// whole (no scroll arrows), a lesson presented (F5) beside its dock too.
 // The window's own screen decides its size and projector type, as on a real machine.
 #include <QAction>
 #include <QApplication>
@@ -174,6 +175,13 @@ class RoomLayoutTest : public QObject {
       const QString where = QString("%1, %2, %3 page").arg(screen->name(), mode, w.views()->tabText(page));
       const QPoint at = w.views()->tabBar()->mapTo(&w, QPoint(0, 0));
       if (page == 0) tabs_at = at;
+      // Every page's tab whole, none behind scroll arrows (a lesson's dock beside them, the
+      // settings' strip or an empty corner took their width).
+      QTabBar* tabs = w.views()->tabBar();
+      for (int t = 0; t < tabs->count(); ++t)
+        QVERIFY2(tabs->rect().contains(tabs->tabRect(t)),
+                 qPrintable(QString("%1: the \"%2\" tab is at %3-%4 px of a %5 px tab bar").arg(where, tabs->tabText(t))
+                                .arg(tabs->tabRect(t).left()).arg(tabs->tabRect(t).right()).arg(tabs->width())));
       QVERIFY2(at == tabs_at, qPrintable(QString("%1: the tab bar moved from (%2, %3) to (%4, %5)%6")
                                              .arg(where).arg(tabs_at.x()).arg(tabs_at.y()).arg(at.x()).arg(at.y())
                                              .arg(w.error_banner()->isVisible() ? "; the banner says: " + w.error_banner()->text() : QString())));
@@ -294,6 +302,11 @@ class RoomLayoutTest : public QObject {
         check_pages(w, screen, "lesson " + lesson + " compared");
         if (QTest::currentTestFailed()) return;
         check_list_brought_back(w, screen, "lesson " + lesson + " compared");
+        if (QTest::currentTestFailed()) return;
+        // Presented (F5), its dock beside the pages: the pages only, every tab whole.
+        w.presentation_action()->setChecked(true);
+        check_pages(w, screen, "lesson " + lesson + " presented");
+        w.presentation_action()->setChecked(false);
         if (QTest::currentTestFailed()) return;
         continue;
       }
