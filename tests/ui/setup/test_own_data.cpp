@@ -395,6 +395,21 @@ class OwnDataTest : public QObject {
     qunsetenv("XDG_DATA_HOME");
   }
 
+  // `w` shown at 1280x720 with `preset`, then `folder`'s images dropped on its Data tab at 32x32
+  // and loaded.
+  static void drop_images_at_32(MainWindow& w, const char* preset, const QString& folder) {
+    w.resize(1280, 720);
+    w.show();
+    w.apply_preset(preset);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading(), 60000);
+    DatasetPanel* data = w.dataset_panel();
+    data->own_data_fields().image_height()->setValue(32);
+    data->own_data_fields().image_width()->setValue(32);
+    drop_on(*data, folder);
+    wait_loaded(*data);
+    QVERIFY2(data->dataset(), "the images did not load");
+  }
+
   // The "in the window": a folder of 300 images dropped on the Data tab, trained, the
   // Learned tab; a spiral drawn by hand, trained, its decision regions. MIRROR_SCREENSHOTS=DIR
   // saves both windows there.
@@ -402,16 +417,9 @@ class OwnDataTest : public QObject {
     QTemporaryDir dir;
     make_shape_folder(dir.path() + "/shapes", 100);
     MainWindow w(/*restore_settings=*/false);
-    w.resize(1280, 720);
-    w.show();
-    w.apply_preset("fashion-cnn");
-    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading(), 60000);
+    drop_images_at_32(w, "fashion-cnn", dir.path() + "/shapes");
+    if (QTest::currentTestFailed()) return;
     DatasetPanel* data = w.dataset_panel();
-    data->own_data_fields().image_height()->setValue(32);
-    data->own_data_fields().image_width()->setValue(32);
-    drop_on(*data, dir.path() + "/shapes");
-    wait_loaded(*data);
-    QVERIFY2(data->dataset(), "the images did not load");
     QCOMPARE(data->dataset()->info().num_classes, int64_t{3});
     QCOMPARE(data->dataset()->size(Split::kTrain) + data->dataset()->size(Split::kValidation), int64_t{300});
     QCOMPARE(data->dataset()->info().input_shape, (std::vector<int64_t>{32, 32, 3}));
@@ -429,16 +437,9 @@ class OwnDataTest : public QObject {
     QTemporaryDir dir;
     make_shape_folder(dir.path() + "/shapes", 20);
     MainWindow w(/*restore_settings=*/false);
-    w.resize(1280, 720);
-    w.show();
-    w.apply_preset("spirals-mlp");
-    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading(), 60000);
+    drop_images_at_32(w, "spirals-mlp", dir.path() + "/shapes");
+    if (QTest::currentTestFailed()) return;
     DatasetPanel* data = w.dataset_panel();
-    data->own_data_fields().image_height()->setValue(32);
-    data->own_data_fields().image_width()->setValue(32);
-    drop_on(*data, dir.path() + "/shapes");
-    wait_loaded(*data);
-    QVERIFY2(data->dataset(), "the images did not load");
     w.devices_panel()->logical_box()->setValue(4);
     const auto status = [&w] {
       QString all;
