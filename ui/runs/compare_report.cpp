@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QTableWidget>
+#include <QTextDocumentFragment>
 #include <QTextStream>
 
 #include "mirror/util/untrusted_text.h"
@@ -80,9 +81,11 @@ bool write_comparison_report(const QString& path, const ComparisonReport& r) {
     s << "# Run comparison\n\n" << r.runs << " runs, " << when
       << ". " << markdown(comparison_key()) << "\n\n";
     s << markdown_table(r.table) << "\n";
-    for (const auto& [title, view] : r.charts)
-      s << "## " << markdown(title) << "\n\n![" << markdown(title) << "](data:image/png;base64," << chart_png_base64(view)
+    for (const ReportChart& c : r.charts) {
+      s << "## " << markdown(c.title) << "\n\n![" << markdown(c.title) << "](data:image/png;base64," << chart_png_base64(c.view)
         << ")\n\n";
+      if (!c.key.isEmpty()) s << markdown(QTextDocumentFragment::fromHtml(c.key).toPlainText()) << "\n\n";
+    }
     if (scaling) s << "## Scaling\n\n" << markdown(r.scaling_text) << "\n\n" << markdown_table(r.scaling_table);
   } else {
     s << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Run comparison</title>\n"
@@ -92,9 +95,12 @@ bool write_comparison_report(const QString& path, const ComparisonReport& r) {
     s << "<h1>Run comparison</h1>\n<p>" << r.runs << " runs, " << when
       << ". " << html(comparison_key()) << "</p>\n";
     s << html_table(r.table);
-    for (const auto& [title, view] : r.charts)
-      s << "<h2>" << html(title) << "</h2>\n<img alt=\"" << html(title)
-        << "\" src=\"data:image/png;base64," << chart_png_base64(view) << "\">\n";
+    for (const ReportChart& c : r.charts) {
+      s << "<h2>" << html(c.title) << "</h2>\n<img alt=\"" << html(c.title)
+        << "\" src=\"data:image/png;base64," << chart_png_base64(c.view) << "\">\n";
+      // The key is ours (series names and their colours), not read from a file: kept as rich text.
+      if (!c.key.isEmpty()) s << "<p class=\"key\">" << c.key << "</p>\n";
+    }
     if (scaling) s << "<h2>Scaling</h2>\n<p>" << html(r.scaling_text) << "</p>\n" << html_table(r.scaling_table);
     s << "</body></html>\n";
   }

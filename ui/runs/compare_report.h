@@ -5,7 +5,6 @@
 #include <QString>
 
 #include <cstddef>
-#include <utility>
 #include <vector>
 
 class QChartView;
@@ -13,9 +12,17 @@ class QTableWidget;
 
 namespace mirror::ui {
 
+// One embedded chart: its heading, the view (not owned) and, where the chart keeps its key beside
+// it rather than in a legend, that key as our own rich text (printed under the picture).
+struct ReportChart {
+  QString title;
+  QChartView* view = nullptr;
+  QString key;
+};
+
 struct ComparisonReport {
   size_t runs = 0;
-  std::vector<std::pair<QString, QChartView*>> charts;  // title, chart (not owned)
+  std::vector<ReportChart> charts;
   const QTableWidget* table = nullptr;                  // differing settings and results
   QString scaling_text;                                 // empty: no scaling section
   const QTableWidget* scaling_table = nullptr;

@@ -277,11 +277,12 @@ bool CompareView::export_svg(const QString& path) {
 bool CompareView::export_report(const QString& path) {
   ComparisonReport report;
   report.runs = runs_.size();
-  report.charts = {{charts_[0]->chart()->title(), charts_[0]}, {charts_[1]->chart()->title(), charts_[1]}};
+  report.charts = {{charts_[0]->chart()->title(), charts_[0], {}}, {charts_[1]->chart()->title(), charts_[1], {}}};
   report.table = table_;
   if (scaling_page_->has_study()) {
-    report.charts.emplace_back("Throughput", scaling_page_->throughput_chart());
-    report.charts.emplace_back("Step time", scaling_page_->breakdown_chart());
+    // The throughput chart's key sits under it on the page, not in a legend: the report copies it.
+    report.charts.push_back({"Throughput", scaling_page_->throughput_chart(), scaling_page_->throughput_key()->text()});
+    report.charts.push_back({"Step time", scaling_page_->breakdown_chart(), {}});
     report.scaling_text = scaling_page_->text()->text();
     report.scaling_table = scaling_page_->table();
   }

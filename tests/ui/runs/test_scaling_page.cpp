@@ -9,6 +9,7 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
 #include <QLabel>
 #include <QLineSeries>
 #include <QProcess>
@@ -24,6 +25,7 @@
 #include "../ui_test_helpers.h"
 #include "mirror/runs/predict.h"
 #include "mirror/runs/run_reader.h"
+#include "ui/runs/compare_view.h"
 #include "ui/runs/scaling_page.h"
 
 using namespace mirror;
@@ -129,6 +131,30 @@ class ScalingPageTest : public QObject {
     QVERIFY(named >= 4);  // measured tries, perfect scaling, predicted, efficiency
     QVERIFY(page.throughput_key()->isVisible());
     QApplication::setFont(normal);
+  }
+
+  // A study's report keys its throughput picture as the page does, under it: the chart has no
+  // legend of its own (the HTML report's picture had no key at all).
+  void aStudysReportKeysItsThroughputPicture() {
+    CompareView view;
+    view.resize(1280, 720);
+    view.show();
+    view.set_runs(runs_);
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (const char* name : {"report.html", "report.md"}) {
+      const QString path = tmp_.filePath(name);
+      QVERIFY(view.export_report(path));
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const QString text = QString::fromUtf8(f.readAll());
+      const qsizetype throughput = text.indexOf("Throughput"), step_time = text.indexOf("Step time");
+      QVERIFY2(throughput >= 0 && step_time > throughput, name);
+      QTextDocument doc;
+      doc.setHtml(text.mid(throughput, step_time - throughput));
+      const QString under = doc.toPlainText().replace(QChar(0x00a0), ' ').remove('\\');  // Markdown's escapes
+      for (const char* series : {"measured tries", "perfect scaling", "predicted", "efficiency (%)"})
+        QVERIFY2(under.contains(series), qPrintable(QString("%1: no \"%2\" under the throughput picture").arg(name, series)));
+    }
   }
 
   void aSlowerLinkMakesItCommunicationBoundSooner() {
