@@ -271,12 +271,24 @@ void RunsBrowser::select_runs(const QStringList& dirs) {
     pending_selection_ = dirs;
     return;
   }
+  // Runs chosen for you (a study's, a sweep's, a lesson's) are shown: a filter that would hide one
+  // of them goes (it stayed on after a study, hiding the runs compared below it).
+  auto row_for = [this](const QString& d) {
+    const int row = row_of(QDir(d).absolutePath());
+    return row >= 0 ? row : row_of(d);
+  };
+  for (const QString& d : dirs) {
+    const int row = row_for(d);
+    if (row >= 0 && table_->isRowHidden(row)) {
+      filter_->clear();
+      break;
+    }
+  }
   filling_ = true;
   table_->clearSelection();
   bool first = true;
   for (const QString& d : dirs) {
-    const int row = row_of(QDir(d).absolutePath());
-    const int fallback = row >= 0 ? row : row_of(d);
+    const int fallback = row_for(d);
     if (fallback < 0) continue;
     const QModelIndex index = table_->model()->index(fallback, 0);
     table_->selectionModel()->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);

@@ -92,6 +92,13 @@ class RunsViewTest : public QObject {
     int shown = 0;
     for (int r = 0; r < t->rowCount(); ++r) shown += t->isRowHidden(r) ? 0 : 1;
     QCOMPARE(shown, 1);
+    // Runs chosen for you that the filter hides bring every run back (it stayed on after a study).
+    b.select_runs({runs_[0]});
+    QVERIFY(b.filter()->text().isEmpty());
+    for (int r = 0; r < t->rowCount(); ++r) QVERIFY(!t->isRowHidden(r));
+    b.filter()->setText("keep");
+    b.select_runs({runs_[2]});  // one the filter shows: it stays
+    QCOMPARE(b.filter()->text(), QString("keep"));
     b.filter()->clear();
     // The selection is what gets compared.
     QSignalSpy selected(&b, &RunsBrowser::selection_changed);
