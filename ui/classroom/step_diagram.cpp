@@ -112,7 +112,7 @@ StepDiagram::Layout StepDiagram::layout() const {
   for (const auto& d : pic.devices) label_w = std::max(label_w, fm.horizontalAdvance(QString::fromStdString(d)) + 20.0);
   l.label_w = std::min(0.30 * (l.cards_right - l.left), label_w);
   l.bar_left = l.left + l.label_w + 6;
-  l.bar_right = std::max(l.bar_left + 10, l.cards_right - fm.horizontalAdvance("ready 000.00 ms") - 10);
+  l.bar_right = std::max(l.bar_left + 10, l.cards_right - fm.horizontalAdvance(gradients_at_label(0)) - 10);
   return l;
 }
 

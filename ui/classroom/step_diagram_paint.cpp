@@ -216,7 +216,7 @@ void StepDiagram::paint_replicas(QPainter& p, Frame& f) const {
       if (until >= m.gradients_ready) {
         p.setPen(text);
         p.drawText(QRectF(scale.right() + 6, card.top(), cards_right - scale.right() - 6, card.height()), Qt::AlignVCenter,
-                   QString("ready %1 ms").arg(m.gradients_ready, 0, 'f', 2));
+                   gradients_at_label(m.gradients_ready));
       }
     } else {
       // No timeline: the durations side by side, not on a clock (who waited is not known).

@@ -38,7 +38,7 @@ int ReplicaBars::label_width() const {
   return std::min(label_w, width() / 3);
 }
 
-double ReplicaBars::bars_right() const { return width() - fontMetrics().horizontalAdvance("ready 000.00 ms") - 12.0; }
+double ReplicaBars::bars_right() const { return width() - fontMetrics().horizontalAdvance(gradients_at_label(0)) - 12.0; }
 
 QSize ReplicaBars::sizeHint() const {
   // The rows, the clock's last mark and two lines of legend.
@@ -73,7 +73,7 @@ void ReplicaBars::paintEvent(QPaintEvent*) {
     QString right;
     if (on_clock && i < timeline_.replicas.size()) {
       paint_replica_lane(p, scale, timeline_, i, y, row - 6, 1e300);
-      right = QString("ready %1 ms").arg(timeline_.replicas[i].gradients_ready, 0, 'f', 2);
+      right = gradients_at_label(timeline_.replicas[i].gradients_ready);
     } else if (i < timings_.size()) {
       // No timeline: the durations side by side, not on a clock.
       double x = label_w;

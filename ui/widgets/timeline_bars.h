@@ -72,6 +72,12 @@ QRectF phase_rect(const TimelineScale& s, const StepTimeline& t, size_t index, T
 // The rectangle of idle kind `kind` of `process` in the idle strip; empty when none.
 QRectF idle_rect(const TimelineScale& s, const StepTimeline& t, int process, IdleKind kind, double top, double height);
 
+// Beside a replica's lane: when on the step's clock its gradients were ready, "gradients at 0.81 ms"
+// ("ready 0.81 ms" read like the step's finish). gradients_at_label(0) sizes the room it needs.
+inline QString gradients_at_label(double ms) {
+  return ms > 0 ? QString("gradients at %1 ms").arg(ms, 0, 'f', 2) : QString("gradients at 000.00 ms");
+}
+
 // Draws t.replicas[index]'s lane: its idle strip, then its phases up to `until_ms` on the clock
 // (a walk-through reveals the step in order; infinity: all). Labels a segment with its time
 // where it fits.
