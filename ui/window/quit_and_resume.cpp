@@ -10,6 +10,7 @@
 #include "mirror/runs/run_reader.h"
 #include "ui/run/live_run.h"
 #include "ui/run/run_launcher.h"
+#include "ui/run/training_controller.h"
 #include "ui/window/window_settings.h"
 
 namespace mirror::ui {
@@ -83,7 +84,13 @@ void QuitAndResume::offer_last_run() {
 
 bool QuitAndResume::may_close() {
   if (!launcher_->running() || closing_by_itself_) return true;
+  // The run holds while the question is open (it trained on behind the dialog), then goes on as
+  // it was unless it is stopped.
+  TrainingController* controller = launcher_->controller();
+  const bool was_paused = controller->paused();
+  controller->set_paused(true);
   const QuitChoice choice = ask();  // the run may end while the question is open
+  if (choice != QuitChoice::kStopAndQuit) controller->set_paused(was_paused);
   if (choice == QuitChoice::kKeepTraining) return false;
   if (choice == QuitChoice::kQuitWhenDone && launcher_->running()) {
     quit_when_done_ = true;

@@ -203,9 +203,11 @@ class MainWindowTest : public QObject {
     set_training(w->training_panel(), "adam", 0.01, 64, 500);
     w->training_panel()->run_name_edit()->setText("named before it started");
     int asked = 0;
+    bool held_while_asked = false;
     MainWindow::QuitChoice answer = MainWindow::QuitChoice::kKeepTraining;
     w->set_quit_choice([&] {
       ++asked;
+      held_while_asked = w->controller()->paused();  // it trained on behind the question
       return answer;
     });
     w->train_action()->trigger();
@@ -215,7 +217,8 @@ class MainWindowTest : public QObject {
     // Keep training: nothing closes, nothing stops.
     QVERIFY(!w->close());
     QCOMPARE(asked, 1);
-    QVERIFY(w->isVisible() && w->running());
+    QVERIFY(held_while_asked);
+    QVERIFY(w->isVisible() && w->running() && !w->controller()->paused());  // and goes on after
     // Stop and quit: the run is recorded stopped, under its name.
     answer = MainWindow::QuitChoice::kStopAndQuit;
     QVERIFY(w->close());
