@@ -213,16 +213,15 @@ void CompareView::changeEvent(QEvent* event) {
   if (event->type() == QEvent::FontChange)
     QTimer::singleShot(0, this, [this] {
       table_->resizeColumnsToContents();
-      fit_height(table_);
       place_table();
     });
 }
 
 void CompareView::place_table() {
   auto* split = static_cast<QSplitter*>(curves_page_);
+  fit_height(table_);  // its width decides whether a scroll bar takes a row's place
   const int total = split->height() - split->handleWidth();
   if (table_dragged_ || total <= 0) return;
-  fit_height(table_);  // its width decides whether a scroll bar takes a row's place
   // Every run's row (the key to the lines) when they take at most two fifths; the charts the rest.
   const int rows = std::min(table_->maximumHeight(), 2 * total / 5);
   split->setSizes({total - rows, rows});
@@ -263,7 +262,6 @@ void CompareView::rebuild_table() {
     }
   }
   table_->resizeColumnsToContents();
-  fit_height(table_);
   place_table();
 }
 

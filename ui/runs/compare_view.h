@@ -82,8 +82,8 @@ class CompareView : public QWidget {
   // Each chart's legend shown where every run's name fits (whole or shortened) and the chart is
   // tall enough to spare a line (12 lines of legend type), else hidden (the table is the legend).
   void fit_legends();
-  // The table under the charts as tall as its rows, up to two fifths of the page, until the
-  // person drags the handle between them.
+  // The table fitted to its rows, and under the charts as tall as them, up to two fifths of the
+  // page, until the person drags the handle between them.
   void place_table();
   bool eventFilter(QObject* watched, QEvent* event) override;
   void changeEvent(QEvent* event) override;

@@ -56,7 +56,7 @@ void Presentation::window_state_changed() {
 void Presentation::hide_bars(bool on) {
   if (on) {
     // Every entry with a shortcut, of every menu and toolbar, held by the window too: hidden bars
-    // take their shortcuts with them (F5 and Ctrl+P stopped working in a presentation).
+    // would take their shortcuts with them (F5 to leave, Ctrl+P to pause).
     std::function<void(const QList<QAction*>&)> hold = [&](const QList<QAction*>& actions) {
       for (QAction* a : actions) {
         if (a->menu()) hold(a->menu()->actions());
