@@ -1,6 +1,6 @@
 // WorkerGroup over PyTorch's c10d: a store for the rendezvous (c10d_store.cpp), ProcessGroupGloo
-// for the collectives. Built with USE_C10D_GLOO, without the PCH, like c10d_store.cpp, the only
-// other file that includes c10d.
+// for the collectives, and ProcessGroupNCCL for GPU replicas where the build has it (c10d_nccl.cpp).
+// Built with USE_C10D_GLOO, without the PCH, like the other two files that include c10d.
 // Tested by tests/core/strategy/test_local_workers.cpp,
 //   tests/core/strategy/test_mirrored_processes.cpp and tests/cli/test_workers.sh.
 #include <c10/util/Exception.h>
@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "c10d_nccl.h"
 #include "c10d_store.h"
 #include "mirror/strategy/communicator.h"
 #include "mirror/strategy/workers.h"
@@ -147,6 +148,19 @@ class C10dGroup : public WorkerGroup {
   const std::vector<std::string>& hosts() const override { return hosts_; }
   std::shared_ptr<Communicator> communicator() override { return comm_; }
 
+  std::shared_ptr<Communicator> communicator_for(int gpu, std::string* why) override {
+    const auto all = allgather({static_cast<double>(gpu)});
+    std::vector<int> gpus;
+    for (const auto& g : all) gpus.push_back(static_cast<int>(g.at(0)));
+    const auto choice = choose_cross_process(gpus, hosts_, c10d_nccl_built());
+    if (why) *why = choice.reason;
+    if (!choice.nccl) return comm_;
+    if (!nccl_)
+      nccl_ = make_c10d_nccl(store_, env_.rank, env_.world_size, timeout_,
+                             [this](const std::exception& e) { lost("cross-process all-reduce over NCCL", e); });
+    return nccl_;
+  }
+
   std::vector<std::vector<double>> allgather(const std::vector<double>& mine) override {
     auto in = torch::tensor(mine, torch::kFloat64);
     std::vector<torch::Tensor> inputs = {in};
@@ -231,14 +245,26 @@ class C10dGroup : public WorkerGroup {
                                "again, continue the run with --resume", names, during, why));
   }
 
+  // GPU tensors (Gloo chosen where NCCL cannot be: see communicator_for) are summed through the
+  // host: copied out, reduced and copied back before this returns, so that the other replica
+  // threads may read them at once.
   std::shared_ptr<Work> allreduce(std::vector<torch::Tensor>& tensors) {
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp::SUM;
     o.timeout = timeout_;
+    const bool staged = !tensors.empty() && !tensors.front().device().is_cpu();
+    std::vector<torch::Tensor> host;
+    if (staged)
+      for (const auto& t : tensors) host.push_back(t.to(torch::kCPU));
     try {
-      pg_->allreduce(tensors, o)->wait(timeout_);
+      pg_->allreduce(staged ? host : tensors, o)->wait(timeout_);
     } catch (const std::exception& e) {
       lost("cross-process all-reduce", e);
+    }
+    if (staged) {
+      for (size_t i = 0; i < tensors.size(); ++i) tensors[i].copy_(host[i]);
+      // Reading one element back waits for the copies queued before it on this thread's stream.
+      (void)tensors.back().reshape({-1})[0].item<float>();
     }
     return completed_work();
   }
@@ -257,6 +283,7 @@ class C10dGroup : public WorkerGroup {
   c10::intrusive_ptr<c10d::ProcessGroupGloo> pg_;
   std::vector<std::string> hosts_;
   std::shared_ptr<Communicator> comm_;
+  std::shared_ptr<Communicator> nccl_;  // made on the first call of communicator_for that chose NCCL
   int64_t failures_ = 0;
 };
 
@@ -283,5 +310,13 @@ std::shared_ptr<WorkerGroup> WorkerGroup::connect(const WorkerEnv& env, std::chr
 }
 
 bool c10d_available() { return true; }
+
+#ifndef MIRROR_HAVE_C10D_NCCL
+bool c10d_nccl_built() { return false; }
+std::shared_ptr<Communicator> make_c10d_nccl(const c10::intrusive_ptr<c10d::Store>&, int, int, std::chrono::milliseconds,
+                                             std::function<void(const std::exception&)>) {
+  throw std::logic_error("make_c10d_nccl in a build without NCCL across processes");
+}
+#endif
 
 }  // namespace mirror

@@ -15,6 +15,8 @@ std::shared_ptr<WorkerGroup> WorkerGroup::connect(const WorkerEnv& env, std::chr
 
 bool c10d_available() { return false; }
 
+bool c10d_nccl_built() { return false; }
+
 bool store_binds_master_addr() { return false; }
 
 }  // namespace mirror

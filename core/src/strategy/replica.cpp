@@ -124,12 +124,14 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
                                       "number of devices (--devices, --logical)",
                                       process_, n, p, counts[static_cast<size_t>(p)][0]));
     first_replica_ = process_ * n;
-    auto hierarchical =
-        std::make_unique<HierarchicalCommunicator>(std::move(communicator_), workers_->communicator(), process_);
+    const auto& first = devices_.front().physical;
+    std::string across;
+    auto cross = workers_->communicator_for(first.type == DeviceType::kCuda ? first.index : -1, &across);
+    auto hierarchical = std::make_unique<HierarchicalCommunicator>(std::move(communicator_), std::move(cross), process_);
     hierarchical_ = hierarchical.get();
     communicator_ = std::move(hierarchical);
-    choice_.reason = fmt::format("{}{}across {} processes: c10d's Gloo", choice_.reason,
-                                 choice_.reason.empty() ? "" : "; ", processes_);
+    choice_.reason = fmt::format("{}{}across {} processes: {}", choice_.reason, choice_.reason.empty() ? "" : "; ",
+                                 processes_, across);
     choice_.name = communicator_->name();
   }
   // The classroom what-if: every all-reduce also waits what the simulated link would take.

@@ -103,6 +103,27 @@ std::string meeting_place(const WorkerEnv& env) {
   return env.store_dir.empty() ? fmt::format("{}:{}", env.master_addr, env.master_port) : "a private folder on this machine";
 }
 
+CrossProcessChoice choose_cross_process(const std::vector<int>& gpus, const std::vector<std::string>& hosts,
+                                        bool nccl_built) {
+  std::vector<int> on_cpu;
+  for (size_t r = 0; r < gpus.size(); ++r)
+    if (gpus[r] < 0) on_cpu.push_back(static_cast<int>(r));
+  if (on_cpu.size() == gpus.size()) return {false, "c10d's Gloo"};
+  if (!on_cpu.empty())
+    return {false, fmt::format("c10d's Gloo through the host: rank {} trains on the CPU while others train on GPUs",
+                               on_cpu.front())};
+  if (!nccl_built)
+    return {false, "c10d's Gloo through the host: this build has no NCCL across processes (build against a CUDA "
+                   "LibTorch with NCCL)"};
+  for (size_t a = 0; a < gpus.size(); ++a)
+    for (size_t b = a + 1; b < gpus.size(); ++b)
+      if (gpus[a] == gpus[b] && a < hosts.size() && b < hosts.size() && hosts[a] == hosts[b])
+        return {false, fmt::format("c10d's Gloo through the host: ranks {} and {} share cuda:{} on {}, and NCCL "
+                                   "takes one GPU per process (give each worker its own GPU for NCCL)",
+                                   a, b, gpus[a], hosts[a])};
+  return {true, "c10d's NCCL"};
+}
+
 std::optional<WorkerEnv> worker_env() {
   return worker_env_from([](const char* name) { return std::getenv(name); });
 }

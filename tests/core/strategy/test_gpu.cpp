@@ -1,14 +1,18 @@
 // GPU replicas: the CUDA build's device list, equivalence of CPU, one GPU and logical GPUs, the
-// memory limit, NCCL's refusal of logical GPUs. Tests that need a usable GPU skip with the
-// reason when there is none; the rest run everywhere.
+// memory limit, NCCL's refusal of logical GPUs, GPU gradients across processes. Tests that need
+// a usable GPU skip with the reason when there is none; the rest run everywhere.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+
+#include <thread>
 
 #include "mirror/data/synthetic.h"
 #include "mirror/model/presets.h"
 #include "mirror/strategy/cuda_runtime.h"
 #include "mirror/strategy/gpu.h"
+#include "mirror/strategy/local_workers.h"
 #include "mirror/strategy/mirrored.h"
+#include "mirror/strategy/workers.h"
 #include "mirror/train/trainer.h"
 #include "mirror/util/error.h"
 #include "test_fixtures.h"
@@ -134,4 +138,41 @@ TEST(GpuReplicas, AReplicaOverItsMemoryLimitFailsNamingTheLogicalDeviceAndTheLim
   // The cap goes with the run: a later run without a limit has the whole card again.
   const Trajectory after = train({"cuda:0", 1, 0}, "auto", 2);
   EXPECT_EQ(after.losses.size(), 2u);
+}
+
+// Two processes' exchange of GPU gradients, as two ranks on threads: over c10d's NCCL when each
+// has a GPU of its own (two GPUs), else through the host over Gloo (both on cuda:0). Either way
+// every rank holds the same sum, and the reason names the backend.
+TEST(GpuReplicas, ProcessesSumGpuGradientsOverNcclWithAGpuEachElseOverGlooThroughTheHost) {
+  REQUIRE_GPU();
+  if (!c10d_available()) GTEST_SKIP() << "this build has no c10d";
+  const int gpus = static_cast<int>(cuda_report().gpus.size());
+  LocalRendezvous where;
+  std::string why[2], errors[2];
+  torch::Tensor sums[2];
+  std::thread ranks[2];
+  for (int r = 0; r < 2; ++r)
+    ranks[r] = std::thread([&, r] {
+      try {
+        auto group = WorkerGroup::connect(local_worker_env(r, 2, where, "test"), std::chrono::seconds(60));
+        const int gpu = gpus >= 2 ? r : 0;
+        auto comm = group->communicator_for(gpu, &why[r]);
+        std::vector<torch::Tensor> t = {
+            torch::arange(1000, torch::TensorOptions().dtype(torch::kFloat32).device(torch::kCUDA, gpu)) * (r + 1)};
+        comm->allreduce_sum(r, t)->wait();
+        sums[r] = t[0].cpu();
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+    });
+  for (auto& t : ranks) t.join();
+  const auto expected = torch::arange(1000, torch::kFloat32) * 3;
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(errors[r], "") << "rank " << r;
+    EXPECT_TRUE(torch::equal(sums[r], expected)) << "rank " << r;
+    if (gpus >= 2 && c10d_nccl_built())
+      EXPECT_EQ(why[r], "c10d's NCCL");
+    else
+      EXPECT_NE(why[r].find("c10d's Gloo through the host"), std::string::npos) << why[r];
+  }
 }

@@ -1,4 +1,5 @@
 // Where a worker process stands among the others, read from torchrun's and Slurm's variables.
+// And which c10d backend sums across processes: NCCL or Gloo.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -90,4 +91,28 @@ TEST(Workers, MissingOrBadVariablesAreNamed) {
   }
   EXPECT_THROW(worker_env_from(env({{"WORLD_SIZE", "two"}, {"RANK", "0"}})), ConfigError);
   EXPECT_THROW(worker_env_from(env({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}})), ConfigError);  // no node list
+}
+
+// Which c10d backend sums across processes: NCCL only where it can run, Gloo with the reason else.
+TEST(Workers, NcclAcrossProcessesOnlyWhenEveryRankHasAGpuOfItsOwn) {
+  const std::vector<std::string> one_host = {"a", "a"}, two_hosts = {"a", "b"};
+  EXPECT_EQ(choose_cross_process({-1, -1}, one_host, true).reason, "c10d's Gloo");
+  EXPECT_FALSE(choose_cross_process({-1, -1}, one_host, true).nccl);
+
+  const auto nccl = choose_cross_process({0, 1}, one_host, true);
+  EXPECT_TRUE(nccl.nccl);
+  EXPECT_EQ(nccl.reason, "c10d's NCCL");
+  EXPECT_TRUE(choose_cross_process({0, 0}, two_hosts, true).nccl);  // cuda:0 on two machines
+
+  const auto shared = choose_cross_process({1, 0, 1}, {"a", "a", "a"}, true);
+  EXPECT_FALSE(shared.nccl);
+  EXPECT_NE(shared.reason.find("ranks 0 and 2 share cuda:1 on a"), std::string::npos) << shared.reason;
+
+  const auto unbuilt = choose_cross_process({0, 1}, one_host, false);
+  EXPECT_FALSE(unbuilt.nccl);
+  EXPECT_NE(unbuilt.reason.find("this build has no NCCL across processes"), std::string::npos) << unbuilt.reason;
+
+  const auto mixed = choose_cross_process({0, -1}, two_hosts, true);
+  EXPECT_FALSE(mixed.nccl);
+  EXPECT_NE(mixed.reason.find("rank 1 trains on the CPU"), std::string::npos) << mixed.reason;
 }

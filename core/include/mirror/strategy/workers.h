@@ -1,8 +1,9 @@
 #pragma once
 // Several worker processes training one mirrored run: where this process stands among them (read
 // from torchrun's or Slurm's environment), and the group they form over c10d (a store for the
-// rendezvous, ProcessGroupGloo for the collectives). W processes x M replica threads each reduce
-// inside the process first, then across processes (HierarchicalCommunicator). No torch here.
+// rendezvous; ProcessGroupGloo for the collectives, ProcessGroupNCCL for GPU replicas where
+// built). W processes x M replica threads each reduce inside the process first, then across
+// processes (HierarchicalCommunicator). No torch here.
 
 #include <chrono>
 #include <cstdint>
@@ -72,8 +73,17 @@ class WorkerGroup {
   int world_size() const { return env().world_size; }
   // Each rank's host name, by rank.
   virtual const std::vector<std::string>& hosts() const = 0;
-  // Sums float32 gradients across processes (rank = this process's rank).
+  // Sums float32 gradients across processes (rank = this process's rank) with Gloo; CUDA tensors
+  // go through the host.
   virtual std::shared_ptr<Communicator> communicator() = 0;
+  // The communicator for replicas whose first one is on CUDA device `gpu` (-1: the CPU): c10d's
+  // NCCL where choose_cross_process says so, else communicator(). A collective: every rank calls it
+  // once, at the same point. `why` (when given) receives the choice's reason.
+  virtual std::shared_ptr<Communicator> communicator_for(int gpu, std::string* why) {
+    (void)gpu;
+    if (why) *why = "c10d's Gloo";
+    return communicator();
+  }
   // Every rank's `mine` (all of one length), by rank.
   virtual std::vector<std::vector<double>> allgather(const std::vector<double>& mine) = 0;
   // Throws ConfigError unless every rank gives the same text for `what`: rank 0's text is the
@@ -85,6 +95,19 @@ class WorkerGroup {
 
 // Whether this build can train across processes (c10d with Gloo was found at configure time).
 bool c10d_available();
+// Whether it can sum GPU replicas across processes over c10d's NCCL (a CUDA LibTorch with NCCL).
+bool c10d_nccl_built();
+
+// Which c10d backend sums across processes. NCCL when this build has it and every rank's first
+// replica is on a GPU (`gpus`: each rank's CUDA device, -1 for the CPU) that no other rank on its
+// host (`hosts`, by rank) uses: NCCL refuses two ranks on one GPU. Else Gloo, and `reason` says
+// why not NCCL where the replicas are on GPUs.
+struct CrossProcessChoice {
+  bool nccl = false;
+  std::string reason;  // "c10d's NCCL", "c10d's Gloo", "c10d's Gloo (ranks 0 and 1 share cuda:0 on hostA; ...)"
+};
+CrossProcessChoice choose_cross_process(const std::vector<int>& gpus, const std::vector<std::string>& hosts,
+                                        bool nccl_built);
 
 // Whether a rank 0 that serves the TCPStore (Slurm, started by hand) listens on MASTER_ADDR's
 // address alone (PyTorch 2.x) rather than on every interface (LibTorch 1.13 cannot choose). False
