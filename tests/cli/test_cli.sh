@@ -1,28 +1,7 @@
 #!/usr/bin/env bash
 # Runs mirrortrain as a user would and checks exit codes and output.
 # Usage: test_cli.sh path/to/mirrortrain
-set -u
-bin=${1:?usage: test_cli.sh path/to/mirrortrain}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-export MIRROR_RUNS_DIR="$tmp/runs"   # recorded runs go here, not into the user's data folder
-
-# expect NAME WANTED_EXIT PATTERN -- command...   (PATTERN is searched in stdout+stderr)
-expect() {
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -eq $want ]] && grep -qE -- "$pattern" <<<"$out"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    printf 'FAIL %s: exit %s (wanted %s), output:\n%s\n' "$name" "$rc" "$want" "$(tail -n 5 <<<"$out")"
-  fi
-}
+source "$(dirname "$0")/harness.sh" "$@"
 
 # Keras' files are not on this machine, and tests never touch the network.
 export KERAS_HOME="$tmp/keras" MIRROR_KERAS_ORIGIN="file://$tmp/no-such-origin/"
@@ -73,9 +52,9 @@ expect unknown-flag 2 '^mirrortrain: error: .*--unknown-flag' -- "$bin" train --
 expect bad-number 2 '^mirrortrain: error: .*epochs' -- "$bin" train --epochs many
 # Usage and configuration errors are exactly one line.
 if [[ $("$bin" train --unknown-flag 2>&1 | wc -l) -eq 1 && $("$bin" train --logical 0 2>&1 | wc -l) -eq 1 ]]; then
-  passed=$((passed + 1))
+  pass
 else
-  failed=$((failed + 1)); echo "FAIL one-line errors"
+  fail "one-line errors"
 fi
 expect bad-dataset 2 "unknown dataset 'imagenet'" -- "$bin" train --dataset imagenet
 expect missing-data 2 'no train-images-idx3-ubyte' -- "$bin" train --preset fashion-cnn --data-dir "$tmp"
@@ -94,32 +73,32 @@ expect diverging-run 1 'loss became (NaN|infinite)' -- \
   "$bin" train --model-file "$tmp/linear.json" --dataset blobs --optimizer sgd --lr 100 --epochs 3
 expect run-dir 0 'Finished' -- "$bin" train --preset spirals-mlp --epochs 1 --run-dir "$tmp/run1"
 if grep -q '"status": "finished"' "$tmp/run1/run.json" && [[ $(grep -c '"type":"step"' "$tmp/run1/metrics.jsonl") -eq 32 ]]; then
-  passed=$((passed + 1))
+  pass
 else
-  failed=$((failed + 1)); echo "FAIL run-dir contents"
+  fail "run-dir contents"
 fi
 # The allocator the build linked in (MIRROR_TCMALLOC), as the run records it.
 if [[ -n "${MIRROR_EXPECT_MALLOC:-}" ]]; then
   if grep -q "\"malloc\": \"$MIRROR_EXPECT_MALLOC\"" "$tmp/run1/run.json"; then
-    passed=$((passed + 1))
+    pass
   else
-    failed=$((failed + 1)); echo "FAIL malloc: run.json says $(grep -o '"malloc": "[a-z]*"' "$tmp/run1/run.json"), wanted $MIRROR_EXPECT_MALLOC"
+    fail "malloc: run.json says $(grep -o '"malloc": "[a-z]*"' "$tmp/run1/run.json"), wanted $MIRROR_EXPECT_MALLOC"
   fi
 fi
 # What the CPU layers' matrix products ran on (MIRROR_WITH_DNNL), as the run records it.
 if [[ -n "${MIRROR_EXPECT_CPU_GEMM:-}" ]]; then
   if grep -q "\"cpu_gemm\": \"$MIRROR_EXPECT_CPU_GEMM" "$tmp/run1/run.json"; then
-    passed=$((passed + 1))
+    pass
   else
-    failed=$((failed + 1)); echo "FAIL cpu_gemm: run.json says $(grep -o '"cpu_gemm": "[^"]*"' "$tmp/run1/run.json"), wanted $MIRROR_EXPECT_CPU_GEMM"
+    fail "cpu_gemm: run.json says $(grep -o '"cpu_gemm": "[^"]*"' "$tmp/run1/run.json"), wanted $MIRROR_EXPECT_CPU_GEMM"
   fi
 fi
 expect run-dir-exists 2 'already holds a run' -- "$bin" train --preset spirals-mlp --epochs 1 --run-dir "$tmp/run1"
 if compgen -G "$tmp/run1/train/events.out.tfevents.*" >/dev/null && compgen -G "$tmp/run1/validation/events.out.tfevents.*" >/dev/null &&
    compgen -G "$tmp/run1/checkpoints/ckpt-*.pt" >/dev/null; then
-  passed=$((passed + 1))
+  pass
 else
-  failed=$((failed + 1)); echo "FAIL run-dir: no TensorBoard events in train/ and validation/, or no checkpoint"
+  fail "run-dir: no TensorBoard events in train/ and validation/, or no checkpoint"
 fi
 # Runs are recorded by default; list, show and compare them.
 expect default-record 0 "Recording to $tmp/runs/" -- "$bin" train --preset spirals-mlp --epochs 2 --lr 0.02
@@ -136,18 +115,18 @@ expect sweep-grid 0 'lr=0.1 batch=64 +64 +0.1 +finished' -- \
   "$bin" sweep --preset spirals-mlp --epochs 1 --grid lr=0.01,0.1 --grid batch=32,64 --run-dir "$tmp/sweep"
 if [[ $(ls "$tmp/sweep" | wc -l) -eq 4 ]] && grep -q '"of": 4' "$tmp/sweep"/*-sweep-4/run.json &&
    grep -q '"name": "lr=0.1 batch=64"' "$tmp/sweep"/*-sweep-4/meta.json; then
-  passed=$((passed + 1))
+  pass
 else
-  failed=$((failed + 1)); echo "FAIL sweep: not 4 runs with their sweep position and names"
+  fail "sweep: not 4 runs with their sweep position and names"
 fi
 # A dataset axis loads each dataset: 320 and 640 examples in batches of 32 are 10 and 20 steps.
 expect sweep-dataset-axis 0 'dataset.train_size' -- \
   "$bin" sweep --preset spirals-mlp --dataset blobs --epochs 1 --batch-size 32 --grid dataset.train_size=320,640 --run-dir "$tmp/sweep-data"
 if [[ $(grep -c '"type":"step"' "$tmp/sweep-data"/*-sweep-1/metrics.jsonl) -eq 10 &&
       $(grep -c '"type":"step"' "$tmp/sweep-data"/*-sweep-2/metrics.jsonl) -eq 20 ]]; then
-  passed=$((passed + 1))
+  pass
 else
-  failed=$((failed + 1)); echo "FAIL sweep over dataset.train_size: runs did not train on their own datasets"
+  fail "sweep over dataset.train_size: runs did not train on their own datasets"
 fi
 expect sweep-bad-axis 2 "'learning' is not a setting a sweep can vary" -- "$bin" sweep --preset spirals-mlp --grid learning=0.1
 expect sweep-bad-value 2 "Learning rate: 'fast' is not a number" -- "$bin" sweep --preset spirals-mlp --grid lr=0.1,fast
@@ -167,7 +146,7 @@ if grep -qE '^2 +2 +[0-9]+ +[0-9]+-[0-9]+ +[0-9]+% +[0-9.]+ +[0-9.]+-[0-9.]+ +1\
    grep -qE '^Load average \(1 minute\): [0-9.]+ when the first run started, at most [0-9.]+ during the study, on [0-9]+ cores?\.' <<<"$scaling_out" &&
    grep -qE '^Baseline: 1 replica with [0-9]+ threads? on [0-9]+ cores?, median of 2 tries\.' <<<"$scaling_out" &&
    grep -qE '^\[4/4\] logical=2 try 2/2' <<<"$scaling_out"; then
-  passed=$((passed + 1))
+  pass
 else
   failed=$((failed + 1)); printf 'FAIL scaling-study, output:\n%s\n' "$scaling_out"
 fi
@@ -185,7 +164,7 @@ for _ in $(seq 1 300); do
 done
 kill -INT "$pid" 2>/dev/null
 wait "$pid"
-if [[ -n $seen ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL live run: no steps visible while running"; fi
+if [[ -n $seen ]]; then pass; else failed=$((failed + 1)); echo "FAIL live run: no steps visible while running"; fi
 expect live-stopped 0 'run-live \(stopped\)' -- "$bin" runs show "$live"
 
 # kill -9 in the middle of a recorded run, then open what it left and resume it: the result must
@@ -205,18 +184,18 @@ done
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$killed/run.json" && grep -q '"type":"step"' "$killed/metrics.jsonl"; then
-  passed=$((passed + 1))
+  pass
 else
-  failed=$((failed + 1)); echo "FAIL killed run: run.json or metrics.jsonl unreadable"
+  fail "killed run: run.json or metrics.jsonl unreadable"
 fi
 expect killed-is-interrupted 0 'run-killed \(interrupted\).*' -- "$bin" runs show "$killed"
 expect killed-says-resume 0 'is gone; continue it with .mirrortrain train --resume' -- "$bin" runs show "$killed"
 expect resume-after-kill 0 'Resuming .* from step [1-9]' -- "$bin" train --resume "$killed"
 resumed=$(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["final"]["param_l2_norm"]))' "$killed/run.json")
 if [[ -n $whole && $(python3 -c "print(repr(float('$whole')))") == "$resumed" ]]; then
-  passed=$((passed + 1))
+  pass
 else
-  failed=$((failed + 1)); echo "FAIL resumed run ends at L2 norm $resumed, uninterrupted at $whole"
+  fail "resumed run ends at L2 norm $resumed, uninterrupted at $whole"
 fi
 expect resume-nothing 2 'no run here' -- "$bin" train --resume "$tmp/no-such-run"
 
@@ -242,9 +221,9 @@ for other in loss[1:3]:
 assert max(abs(a - b) for a, b in zip(loss[0], loss[3])) > 1e-3, "per-replica batch should change the curve"
 PY
 then
-  passed=$((passed + 1))
+  pass
 else
-  failed=$((failed + 1)); echo "FAIL lesson global-batch: same global batch on 1, 2, 4 replicas should match to 1e-5"
+  fail "lesson global-batch: same global batch on 1, 2, 4 replicas should match to 1e-5"
 fi
 
 # Crafted JSON: nested 100,000 deep (each reader crashed with a stack overflow), a directory
@@ -281,7 +260,7 @@ if [[ $crafted_rc -eq 0 ]] && grep -qE '^a-deep .* unreadable' <<<"$crafted_runs
    grep -q "a-deep/run.json is nested 100,000 levels deep; the limit is 256" <<<"$crafted_runs" &&
    grep -q "b-dir/run.json is a directory, not a run.json" <<<"$crafted_runs" &&
    grep -q "run.json's pid 1099511627776 is out of range" <<<"$crafted_runs"; then
-  passed=$((passed + 1))
+  pass
 else
   failed=$((failed + 1)); printf 'FAIL runs list with crafted runs: exit %s, output:\n%s\n' "$crafted_rc" "$crafted_runs"
 fi
@@ -299,5 +278,4 @@ expect print-config-bad-flag 2 'invalid learning rate: 0' -- "$bin" train --pres
 expect predict-study 0 'What-if for a study of 2 runs.*strong scaling' -- bash -c '"$0" predict "$1/study-1" "$1/study-2" | tr "\n" " "' "$bin" "$tmp"
 expect predict-one-run 0 'weak scaling' -- "$bin" predict "$tmp/study-2"
 
-echo "cli: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish cli

@@ -4,20 +4,9 @@
 # must stop the run with the right exit code and a message saying what happened, lose nothing
 # written before, and resume to the same numbers as a run that was never interrupted.
 # Usage: test_faults.sh path/to/mirrortrain
-set -u
-bin=${1:?usage: test_faults.sh path/to/mirrortrain}
-tmp=$(mktemp -d)
+source "$(dirname "$0")/harness.sh" "$@"
 small="$tmp/small"
-cleanup() {
-  mountpoint -q "$small" 2>/dev/null && umount "$small"
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); printf 'FAIL %s\n' "$*"; }
-export MIRROR_RUNS_DIR="$tmp/runs"
+before_cleanup() { mountpoint -q "$small" 2>/dev/null && umount "$small"; }
 
 final_norm() { python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["final"]["param_l2_norm"]))' "$1/run.json"; }
 run_field() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r.get(sys.argv[2], ""))' "$1/run.json" "$2"; }
@@ -163,5 +152,4 @@ else
   done
 fi
 
-echo "faults: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish faults

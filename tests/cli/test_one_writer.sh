@@ -6,16 +6,8 @@
 # (Before the lock, 2 to 4 of 8 trained together: 68-94 unparsable lines, ~1,800 duplicated steps.)
 # Then kill -9 of a writer mid-run: the next resume starts at once.
 # Usage: test_one_writer.sh path/to/mirrortrain
-set -u
-bin=$(realpath "${1:?usage: test_one_writer.sh path/to/mirrortrain}")
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-export MIRROR_RUNS_DIR="$tmp/runs"
+source "$(dirname "$0")/harness.sh" "$@"
 cd "$tmp"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); printf 'FAIL %s\n' "$*"; }
 
 # A run whose steps take a while (a simulated link of 20 ms), so that resumes started together overlap.
 run=$tmp/run
@@ -87,5 +79,4 @@ if "$bin" train --resume "$run" --max-steps $((target + 20)) >after.out 2>&1 &&
 else
   fail "a resume after kill -9 of the writer: $(tail -n 2 after.out)"
 fi
-echo "test_one_writer.sh: $passed passed, $failed failed"
-[[ $failed == 0 ]]
+finish test_one_writer

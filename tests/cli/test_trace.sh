@@ -4,15 +4,7 @@
 # the errors a person can make. The files are read back with Python's json and checked the way a
 # viewer reads them: kinds, pids and tids, names, steps, flows, counters, nesting, time order.
 # Usage: test_trace.sh path/to/mirrortrain   (MIRROR_EXPECT_C10D=OFF: no worker processes here)
-set -u
-bin=$(realpath "${1:?usage: test_trace.sh path/to/mirrortrain}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export MIRROR_RUNS_DIR="$tmp/runs"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); printf 'FAIL %s\n' "$*"; }
+source "$(dirname "$0")/harness.sh" "$@"
 
 # check TRACE FIRST LAST PROCESSES REPLICAS_PER_PROCESS: the trace holds exactly steps FIRST..LAST
 # of that layout, as a viewer needs it. Prints its size per step.
@@ -153,5 +145,4 @@ rm -f "$tmp/strange/timeline.jsonl"
 mkfifo "$tmp/strange/timeline.jsonl"
 expect_error 2 "timeline.jsonl: the file is a FIFO, not a regular file" timeout 10 "$bin" trace "$tmp/strange"
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish trace

@@ -3,15 +3,9 @@
 # status in run.json) become a folder inside the runs root, a terminal line without control
 # characters, and CSV fields a spreadsheet reads back as they were.
 # Usage: test_untrusted_names.sh path/to/mirrortrain
-set -u
-bin=${1:?usage: test_untrusted_names.sh path/to/mirrortrain}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-export MIRROR_RUNS_DIR="$tmp/runs"
+source "$(dirname "$0")/harness.sh" "$@"
 check() {  # check NAME CONDITION-STATUS [DETAIL]
-  if [[ $2 -eq 0 ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); printf 'FAIL %s\n%s\n' "$1" "${3:-}"; fi
+  if [[ $2 -eq 0 ]]; then pass; else fail "$(printf '%s\n%s' "$1" "${3:-}")"; fi
 }
 esc=$'\e'
 
@@ -131,5 +125,4 @@ check "show-hostile-labels" $? "$out"
 ! grep -q "$esc" <<<"$out"
 check "show-hostile-labels-no-control-characters" $? "$(cat -v <<<"$out")"
 
-echo "untrusted names: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish "untrusted names"

@@ -4,15 +4,7 @@
 # with one clear line; two local runs given one MASTER_PORT do not meet; a rank 0 whose port is
 # taken says so at once.
 # Usage: test_worker_store.sh path/to/mirrortrain
-set -u
-bin=$(realpath "${1:?usage: test_worker_store.sh path/to/mirrortrain}")
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-export MIRROR_RUNS_DIR="$tmp/runs"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); printf 'FAIL %s\n' "$*"; }
+source "$(dirname "$0")/harness.sh" "$@"
 port=$((20000 + RANDOM % 20000))
 
 # listening PID...: the TCP sockets in LISTEN state that these processes hold, one "pid address" a line.
@@ -140,5 +132,4 @@ read -r rc took _ <<<"$out"
 if [[ $rc == 1 && ${took%.*} -lt 5 && $out == *"port $((port + 1)) on 127.0.0.1 is already in use"* ]]; then pass
 else fail "rank 0 on a taken port: $out"; fi
 
-echo "test_worker_store: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish test_worker_store

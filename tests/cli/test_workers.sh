@@ -2,15 +2,7 @@
 # Training across worker processes over c10d/Gloo, as users launch it: --nproc, torchrun (when
 # Debian's python3-torch is installed), and Slurm's srun (when a Slurm cluster answers).
 # Usage: test_workers.sh path/to/mirrortrain
-set -u
-bin=$(realpath "${1:?usage: test_workers.sh path/to/mirrortrain}")
-tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-export MIRROR_RUNS_DIR="$tmp/runs"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); printf 'FAIL %s\n' "$*"; }
+source "$(dirname "$0")/harness.sh" "$@"
 
 # compare A B TOLERANCE NAME [steps]: every step both logs have, loss within TOLERANCE relative,
 # and (unless "steps") the final parameter norms too. Prints the worst difference.
@@ -214,5 +206,4 @@ else
   echo "SKIP srun: no Slurm answers here and scripts/slurm-local.sh could not start one"
 fi
 
-echo "test_workers: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish test_workers

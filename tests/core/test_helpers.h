@@ -17,6 +17,7 @@
 #include "mirror/strategy/communicator.h"
 #include "mirror/util/error.h"
 #include "mirror/train/config.h"
+#include "points_run.h"
 
 namespace mirror::testing {
 
@@ -72,17 +73,6 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// The spirals MLP on the blobs point set: a run small enough to train in a test.
-inline TrainConfig blobs_run(int64_t train_size, int64_t val_size, int epochs, int64_t batch, int logical) {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.dataset.train_size = train_size;
-  c.dataset.val_size = val_size;
-  c.epochs = epochs;
-  c.batch_size = batch;
-  c.devices.logical = logical;
-  return c;
-}
 
 // The multi-replica communicators every mirrored test runs against: whatever the registry says
 // can reduce across CPU replicas here (a new backend joins the tests by registering), with

@@ -35,6 +35,20 @@ inline void open_small_window(std::unique_ptr<MainWindow>& w, int epochs) {
   set_training(w->training_panel(), "adam", 0.01, 64, epochs);
 }
 
+// Starts `w`'s run from its Train action and waits up to `ms` for its end: whether it ended.
+// Callers write QVERIFY(train_to_end(w)), then read w.last_result().
+inline bool train_to_end(MainWindow& w, int ms = 60000) {
+  QSignalSpy done(&w, &MainWindow::run_finished);
+  w.train_action()->trigger();
+  return done.count() > 0 || done.wait(ms);
+}
+
+// Starts `w`'s run and waits up to 30 s until it has taken more than `steps` steps: whether it did.
+inline bool train_past(MainWindow& w, int64_t steps) {
+  w.train_action()->trigger();
+  return QTest::qWaitFor([&] { return w.metrics().steps() > steps; }, 30000);
+}
+
 // Trains `c` to its end on this thread, recorded in `dir` as mirrortrain records it; returns `dir`.
 QString record_config(const QString& dir, const TrainConfig& c);
 // Trains and records a real run: the spirals MLP on a small blobs set, 2 epochs.

@@ -4,6 +4,7 @@
 
 #include "mirror/train/trainer.h"
 #include "ui_test_helpers.h"
+#include "points_run.h"
 
 namespace mirror::ui {
 
@@ -18,14 +19,8 @@ QString record_config(const QString& dir, const TrainConfig& c) {
 
 // Trains and records a real run: the spirals MLP on a small blobs set, 2 epochs.
 QString record_run(const QString& root, const QString& name, double lr, int logical) {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.dataset.train_size = 512;
-  c.dataset.val_size = 128;
+  TrainConfig c = mirror::testing::points_run(/*epochs=*/2, /*batch=*/32, logical, /*train_size=*/512, /*val_size=*/128);
   c.optimizer.learning_rate = lr;
-  c.devices.logical = logical;
-  c.batch_size = 32;
-  c.epochs = 2;
   return record_config(root + "/" + name, c);
 }
 

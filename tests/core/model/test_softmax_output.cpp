@@ -12,6 +12,7 @@
 #include "mirror/model/presets.h"
 #include "mirror/model/softmax_output.h"
 #include "mirror/train/trainer.h"
+#include "points_run.h"
 #include "test_fixtures.h"
 
 // In a namespace of its own, so that in a unity build the using-directive does not reach the
@@ -53,12 +54,8 @@ class LastEpoch : public EventSink {
 };
 
 EpochMetrics train(const ModelSpec& model, std::shared_ptr<const Dataset> data) {
-  TrainConfig c = config_from_preset("spirals-mlp");
+  TrainConfig c = mirror::testing::points_run(/*epochs=*/4, /*batch=*/50, /*logical=*/1);
   c.model = model;
-  c.dataset.name = "blobs";
-  c.epochs = 4;
-  c.batch_size = 50;
-  c.devices.logical = 1;
   Trainer trainer(std::move(c), std::move(data));
   LastEpoch sink;
   TrainControl control;

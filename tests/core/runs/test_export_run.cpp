@@ -19,7 +19,7 @@ namespace {
 // A short recorded run of the spirals MLP on blobs: a checkpoint at its end.
 std::string trained_run(const TempDir& tmp) {
   RunPlan plan;
-  plan.config = mirror::testing::blobs_run(/*train_size=*/200, /*val_size=*/40, /*epochs=*/1, /*batch=*/20, /*logical=*/1);
+  plan.config = mirror::testing::points_run(/*epochs=*/1, /*batch=*/20, /*logical=*/1, /*train_size=*/200, /*val_size=*/40);
   plan.dir = tmp / "run";
   RecordedRun run(plan);
   EventSink sink;

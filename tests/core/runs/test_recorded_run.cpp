@@ -27,8 +27,8 @@ namespace fs = std::filesystem;
 namespace {
 // 3 epochs of 12 steps on 2 replicas, deterministic (resumed runs compare bit for bit).
 TrainConfig blobs_config() {
-  TrainConfig c = mirror::testing::blobs_run(/*train_size=*/600, /*val_size=*/200, /*epochs=*/3, /*batch=*/50,
-                                             /*logical=*/2);
+  TrainConfig c = mirror::testing::points_run(/*epochs=*/3, /*batch=*/50, /*logical=*/2, /*train_size=*/600,
+                                               /*val_size=*/200);
   c.strategy.deterministic = true;
   return c;
 }

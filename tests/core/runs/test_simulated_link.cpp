@@ -39,7 +39,7 @@ double least_allreduce_ms(const std::vector<StepMetrics>& steps) {
 }  // namespace
 
 TEST(SimulatedLink, TheConfigRecordsTheLinkAsSimulatedAndReadsItBack) {
-  TrainConfig c = mirror::testing::blobs_run(200, 50, 1, 50, 2);
+  TrainConfig c = mirror::testing::points_run(1, 50, 2, 200, 50);
   c.strategy.link = parse_link("latency=5us,bandwidth=1Gbit");
   c.strategy.link->simulated = true;
   const nlohmann::json j = to_json(c);
@@ -86,7 +86,7 @@ TEST(SimulatedLink, TheConfigRecordsTheLinkAsSimulatedAndReadsItBack) {
 TEST(SimulatedLink, ASlowLinkDelaysEveryAllReduceByAtLeastItsModelledTimeAndRunJsonSaysSimulated) {
   TempDir tmp;
   RunPlan plan;
-  plan.config = mirror::testing::blobs_run(400, 100, 1, 50, 2);
+  plan.config = mirror::testing::points_run(1, 50, 2, 400, 100);
   plan.config.max_steps = 4;
   // Two replicas over a ring: 2(n-1) = 2 latencies and 2(n-1)/n = 1 buffer's transfer.
   plan.config.strategy.link = parse_link("latency=10ms,bandwidth=1GB");
@@ -125,7 +125,7 @@ TEST(SimulatedLink, ASlowLinkDelaysEveryAllReduceByAtLeastItsModelledTimeAndRunJ
 TEST(SimulatedLink, ABareLatencyDelaysByTheLatencyAlone) {
   TempDir tmp;
   RunPlan plan;
-  plan.config = mirror::testing::blobs_run(400, 100, 1, 50, 2);
+  plan.config = mirror::testing::points_run(1, 50, 2, 400, 100);
   plan.config.max_steps = 3;
   plan.config.strategy.link = parse_link("latency=10ms");
   plan.config.strategy.link->simulated = true;

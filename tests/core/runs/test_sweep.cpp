@@ -18,7 +18,7 @@ using mirror::testing::TempDir;
 
 namespace {
 TrainConfig tiny_config() {
-  return mirror::testing::blobs_run(/*train_size=*/120, /*val_size=*/40, /*epochs=*/1, /*batch=*/40, /*logical=*/1);
+  return mirror::testing::points_run(/*epochs=*/1, /*batch=*/40, /*logical=*/1, /*train_size=*/120, /*val_size=*/40);
 }
 }  // namespace
 

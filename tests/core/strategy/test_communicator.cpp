@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <fstream>
 #include <thread>
 
 #include "mirror/strategy/communicator.h"
@@ -76,14 +80,26 @@ TEST_P(AllReduce, RepeatedCollectivesStayInStep) {
   EXPECT_FLOAT_EQ(buffers[1][0].item<float>(), 3 * 49 + 3);
 }
 
+namespace {
+// The scheduler's state of thread `tid` of this process ('S': asleep, waiting; 'R': running).
+char thread_state(pid_t tid) {
+  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto end_of_name = line.rfind(')');
+  return end_of_name == std::string::npos || end_of_name + 2 >= line.size() ? '?' : line[end_of_name + 2];
+}
+}  // namespace
+
 TEST_P(AllReduce, AbortWakesRanksWaitingForAPeerThatNeverCame) {
   auto comm = make(GetParam(), 3);
   std::vector<std::vector<torch::Tensor>> data(3, std::vector<torch::Tensor>{torch::ones({10})});
-  std::atomic<int> entered{0}, returned{0}, aborted{0};
+  std::atomic<int> returned{0}, aborted{0};
+  std::atomic<pid_t> tids[2] = {0, 0};
   std::vector<std::thread> threads;
   for (int r = 0; r < 2; ++r)  // rank 2 never arrives
     threads.emplace_back([&, r] {
-      ++entered;
+      tids[r] = static_cast<pid_t>(syscall(SYS_gettid));
       try {
         comm->allreduce_sum(r, data[r]);
       } catch (const CollectiveAborted&) {
@@ -91,15 +107,23 @@ TEST_P(AllReduce, AbortWakesRanksWaitingForAPeerThatNeverCame) {
       }
       ++returned;
     });
-  // Both ranks are in the collective and stay there: they wait for rank 2, which never comes.
+  // Both ranks are in the collective, asleep: they wait for rank 2, which never comes. (A rank
+  // merely late to enter would be running, not asleep; one that gave up would have returned.)
+  const auto asleep = [&] {
+    for (const auto& tid : tids)
+      if (tid.load() == 0 || thread_state(tid.load()) != 'S') return false;
+    return true;
+  };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (entered.load() < 2 && std::chrono::steady_clock::now() < deadline)
+  while (!asleep() && returned.load() == 0 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_EQ(entered.load(), 2);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_EQ(returned.load(), 0) << "a rank left the all-reduce without its peer";
+  const bool waited = asleep() && returned.load() == 0;
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // and they stay there
+  const int left = returned.load();
   comm->abort("replica 2 failed");
   for (auto& t : threads) t.join();
+  EXPECT_TRUE(waited) << "the ranks never waited in the all-reduce";
+  EXPECT_EQ(left, 0) << "a rank left the all-reduce without its peer";
   EXPECT_EQ(aborted.load(), 2);  // woken by the abort, each with CollectiveAborted
   EXPECT_THROW(comm->allreduce_sum(0, data[0]), CollectiveAborted);
   comm->reset();

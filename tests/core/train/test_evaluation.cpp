@@ -4,6 +4,7 @@
 #include "mirror/data/batch.h"
 #include "mirror/train/evaluation.h"
 #include "mirror/train/trainer.h"
+#include "points_run.h"
 #include "test_fixtures.h"
 
 using namespace mirror;
@@ -34,14 +35,7 @@ EvaluationRecorder train_and_record(TrainConfig config, std::shared_ptr<const Da
   return rec;
 }
 
-TrainConfig points_config(int logical) {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.epochs = 2;
-  c.batch_size = 50;
-  c.devices.logical = logical;
-  return c;
-}
+TrainConfig points_config(int logical) { return mirror::testing::points_run(/*epochs=*/2, /*batch=*/50, logical); }
 
 TopPredictions top_of(int k, std::vector<int32_t> classes) {
   TopPredictions t;

@@ -31,11 +31,7 @@ struct Steps : EventSink {
 
 // 12 steps per epoch (batch 50 of 600), deterministic, SGD with momentum.
 TrainConfig base_config(int logical, int epochs) {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.epochs = epochs;
-  c.batch_size = 50;
-  c.devices.logical = logical;
+  TrainConfig c = mirror::testing::points_run(epochs, /*batch=*/50, logical);
   c.strategy.deterministic = true;
   c.strategy.sync_check_every = 5;
   c.optimizer = OptimizerConfig{}.with_name("sgd").with_learning_rate(0.05).with_momentum(0.9);

@@ -44,14 +44,7 @@ class Recorder : public EventSink {
   void on_finished(const RunFinished& e) override { order.push_back("finished"); finished = e; }
 };
 
-TrainConfig blobs_config(int logical) {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.epochs = 3;
-  c.batch_size = 50;
-  c.devices.logical = logical;
-  return c;
-}
+TrainConfig blobs_config(int logical) { return mirror::testing::points_run(/*epochs=*/3, /*batch=*/50, logical); }
 
 std::string config_error(TrainConfig c, std::shared_ptr<const Dataset> d = blobs()) {
   try {

@@ -35,6 +35,7 @@
 #include "ui/run/live_run.h"
 #include "ui/run/run_launcher.h"
 #include "ui/window/main_window.h"
+#include "../scoped_runs_folder.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -43,12 +44,6 @@ class ClassroomTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
-  void init() {
-    QVERIFY(runs_.isValid() && own_.isValid());
-    qputenv("MIRROR_RUNS_DIR", runs_.path().toUtf8());
-    qputenv("MIRROR_LESSONS_DIR", own_.path().toUtf8());
-  }
-
   void aLessonProducesItsRunsReportsThemAndOpensThemCompared() {
     MainWindow w(false);
     w.resize(1400, 900);
@@ -126,7 +121,7 @@ class ClassroomTest : public QObject {
     QVERIFY2(w.error_banner()->text().contains("no lesson named 'no-such-lesson'"), qPrintable(w.error_banner()->text()));
     QVERIFY(!w.running());
     // A teacher's file with a mistake names it.
-    const QString bad = runs_.filePath("typo.json");  // opened by path, not from the lessons folder
+    const QString bad = runs_.path() + "/typo.json";  // opened by path, not from the lessons folder
     std::ofstream(bad.toStdString()) << R"({"title": "T", "text": ["p"], "runs": [{"label": "a", "preset": "spirals-mlp", "set": {"lr": "fast"}}]})";
     QVERIFY(!w.open_lesson(bad));
     QVERIFY2(w.error_banner()->text().contains("run 1 (a): Learning rate: 'fast' is not a number"),
@@ -134,9 +129,9 @@ class ClassroomTest : public QObject {
   }
 
   void theLessonsDialogListsBuiltInAndOwnLessons() {
-    std::ofstream(own_.filePath("mine.json").toStdString())
+    std::ofstream((runs_.lessons() + "/mine.json").toStdString())
         << R"({"title": "My lesson", "text": ["p"], "runs": [{"label": "a", "preset": "spirals-mlp"}]})";
-    std::ofstream(own_.filePath("cut.json").toStdString()) << R"({"title": )";
+    std::ofstream((runs_.lessons() + "/cut.json").toStdString()) << R"({"title": )";
     LessonsDialog dialog;
     QStringList titles;
     for (int i = 0; i < dialog.list()->count(); ++i) titles << dialog.list()->item(i)->text();
@@ -193,8 +188,8 @@ class ClassroomTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     for (QWidget* page : {static_cast<QWidget*>(w.strategy_view()), w.views()->widget(0)}) {
       w.views()->setCurrentWidget(page);
-      const QString png = runs_.filePath(page->objectName() + "-view.png");
-      const QString svg = runs_.filePath(page->objectName() + "-view.svg");
+      const QString png = runs_.path() + "/" + page->objectName() + "-view.png";
+      const QString svg = runs_.path() + "/" + page->objectName() + "-view.svg";
       QVERIFY(w.export_view(png));
       QVERIFY(w.export_view(svg));
       const QImage image(png);
@@ -239,8 +234,7 @@ class ClassroomTest : public QObject {
   }
 
  private:
-  QTemporaryDir runs_;
-  QTemporaryDir own_;
+  const ScopedRunsFolder runs_{{}, /*own_lessons=*/true};
 };
 
 QTEST_MAIN(ClassroomTest)

@@ -24,19 +24,14 @@
 #include "ui/setup/dataset_panel.h"
 #include "ui/widgets/class_look.h"
 #include "ui/widgets/point_plot.h"
+#include "points_run.h"
+#include "../scoped_runs_folder.h"
 
 using namespace mirror;
 using namespace mirror::ui;
 
 namespace {
-TrainConfig points_config(int epochs) {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.epochs = epochs;
-  c.batch_size = 32;
-  c.devices.logical = 2;
-  return c;
-}
+TrainConfig points_config(int epochs) { return mirror::testing::points_run(epochs, /*batch=*/32, /*logical=*/2); }
 
 // A recorded run of three classes whose last validation is known cell by cell:
 //   true 0: 5 right, 1 taken for 1      true 1: 4 taken for 2, 2 right      true 2: 3 right
@@ -84,8 +79,7 @@ class LearnedViewTest : public QObject {
   // A real run on three blobs: one validation per epoch, a matrix that adds up to the validation
   // split, and decision regions that agree with the points they were learned from.
   void aRunOnPointsShowsItsMatrixAndItsDecisionRegions() {
-    QTemporaryDir runs;
-    qputenv("MIRROR_RUNS_DIR", runs.path().toUtf8());
+    const ScopedRunsFolder runs;
     RunLauncher launcher;
     LearnedView view(launcher.live());
     view.resize(900, 700);
@@ -127,8 +121,7 @@ class LearnedViewTest : public QObject {
   // A finished run opened from the Runs page while another dataset is loaded: its classes keep the
   // names its run.json recorded, and its examples and points come from its own data, read again.
   void aRecordedRunSpeaksOfItsOwnDataWhateverIsLoaded() {
-    QTemporaryDir runs;
-    qputenv("MIRROR_RUNS_DIR", runs.path().toUtf8());
+    const ScopedRunsFolder runs;
     RunLauncher launcher;
     QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
     TrainConfig c = points_config(1);

@@ -14,17 +14,14 @@
 #include "ui/run/live_run.h"
 #include "ui/run/run_launcher.h"
 #include "ui/run/training_controller.h"
+#include "points_run.h"
 
 using namespace mirror;
 using namespace mirror::ui;
 
 namespace {
 TrainConfig points_config(int epochs, int replicas) {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.epochs = epochs;
-  c.batch_size = 30;
-  c.devices.logical = replicas;
+  TrainConfig c = mirror::testing::points_run(epochs, /*batch=*/30, replicas);
   c.strategy.sync_check_every = 1;
   return c;
 }

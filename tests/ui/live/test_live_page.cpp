@@ -88,9 +88,7 @@ class LivePageTest : public QObject {
     std::unique_ptr<MainWindow> w;
     open_small_window(w, 1);
     if (QTest::currentTestFailed()) return;
-    QSignalSpy done(w.get(), &MainWindow::run_finished);
-    w->train_action()->trigger();
-    QVERIFY(done.wait(60000));
+    QVERIFY(train_to_end(*w));
     QTemporaryDir dir;
     auto* chart = w->chart(Metric::kLoss);
     QTRY_VERIFY(chart->plotted_points() > 0);
@@ -145,12 +143,12 @@ class LivePageTest : public QObject {
       chart.show();
       QVERIFY(QTest::qWaitForWindowExposed(&chart));
       chart.refresh(m);
-      QTest::qWait(100);
-      QVERIFY2(labels_fit(), qPrintable(QString("at %1 px: %2 labels every %3 on a plot %4 px wide")
+      QTRY_VERIFY2_WITH_TIMEOUT(labels_fit(), qPrintable(QString("at %1 px: %2 labels every %3 on a plot %4 px wide")
                                              .arg(width)
                                              .arg(qRound(x->max() / x->tickInterval()) + 1)
                                              .arg(x->tickInterval())
-                                             .arg(chart.chart()->plotArea().width())));
+                                             .arg(chart.chart()->plotArea().width())),
+                                5000);
       if (width == 900) QCOMPARE(x->tickInterval(), 1000.0);  // wide: the usual five-odd labels
     }
   }

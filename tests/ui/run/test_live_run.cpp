@@ -16,26 +16,14 @@
 #include "ui/run/run_launcher.h"
 #include "ui/run/training_controller.h"
 #include "ui/setup/devices_panel.h"
+#include "points_run.h"
+#include "../scoped_runs_folder.h"
 
 using namespace mirror;
 using namespace mirror::ui;
 
 namespace {
-TrainConfig blobs_config(int epochs) {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.epochs = epochs;
-  c.batch_size = 32;
-  c.devices.logical = 2;
-  return c;
-}
-// Runs go to a fresh folder for the test's length; ctest's runs folder comes back however it ends.
-struct TempRunsDir {
-  QTemporaryDir root;
-  QByteArray old = qgetenv("MIRROR_RUNS_DIR");
-  TempRunsDir() { qputenv("MIRROR_RUNS_DIR", root.path().toUtf8()); }
-  ~TempRunsDir() { qputenv("MIRROR_RUNS_DIR", old); }
-};
+TrainConfig blobs_config(int epochs) { return mirror::testing::points_run(epochs, /*batch=*/32, /*logical=*/2); }
 }  // namespace
 
 class LiveRunTest : public QObject {
@@ -80,7 +68,7 @@ class LiveRunTest : public QObject {
   // The window's lifecycle records through the same RecordedRun as the CLI, and a failure in the
   // all-reduce (injected with the fake communicator) ends the run with its message.
   void launchedRunsAreRecordedAndFailuresArriveAsFinished() {
-    const TempRunsDir runs;
+    const ScopedRunsFolder runs;
     RunLauncher launcher;
     QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
     TrainConfig c = blobs_config(1);
@@ -106,7 +94,7 @@ class LiveRunTest : public QObject {
   // Resuming a recorded run shows the whole run: the recorded steps up to its checkpoint, then
   // the resumed ones in their places (issue: resumed runs drew empty or cut-off charts).
   void aResumedRunsLiveChartsHoldTheWholeRun() {
-    const TempRunsDir runs;
+    const ScopedRunsFolder runs;
     RunLauncher launcher;
     QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
     TrainConfig c = blobs_config(1);  // 2,000 examples at batch 32: 63 steps
@@ -131,7 +119,7 @@ class LiveRunTest : public QObject {
   // A run stopped mid-epoch recorded that epoch's part (a marker at the stop step); resumed from
   // the stop, the epoch it completes takes the place of that part: one marker, at the epoch's end.
   void aResumedEpochReplacesItsStoppedPart() {
-    const TempRunsDir runs;
+    const ScopedRunsFolder runs;
     RunLauncher launcher;
     QSignalSpy finished(launcher.live(), &LiveRun::run_finished);
     TrainConfig c = blobs_config(1);  // 63 steps an epoch

@@ -19,6 +19,7 @@
 #include "ui/setup/training_panel.h"
 #include "../setup/training_settings.h"
 #include "ui/window/main_window.h"
+#include "../ui_test_helpers.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -73,9 +74,7 @@ class ModelExchangeTest : public QObject {
     }
     QCOMPARE(w.model_panel()->spec().layers.size(), size_t{3});
 
-    QSignalSpy done(&w, &MainWindow::run_finished);
-    w.train_action()->trigger();
-    QVERIFY(done.wait(60000));
+    QVERIFY(train_to_end(w));
     QCOMPARE(w.last_result().status, RunStatus::kFinished);
     const auto record = read_run(w.run_dir().toStdString());
     QCOMPARE(QString::fromStdString(record.run["config"]["model"]["layers"][0]["name"].get<std::string>()), QString("hidden"));

@@ -31,6 +31,8 @@
 #include "ui/runs/compare_view.h"
 #include "ui/runs/runs_browser.h"
 #include "ui/window/main_window.h"
+#include "points_run.h"
+#include "../scoped_runs_folder.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -183,10 +185,8 @@ class RunsViewTest : public QObject {
     QDir().mkpath(root + "/20261201-120000-directory/run.json");
     QDir().mkpath(own);
     std::ofstream((own + "/deep.json").toStdString()) << nest;
-    const QByteArray runs_dir = qgetenv("MIRROR_RUNS_DIR"), lessons_dir = qgetenv("MIRROR_LESSONS_DIR");
-    qputenv("MIRROR_RUNS_DIR", root.toUtf8());
-    qputenv("MIRROR_LESSONS_DIR", own.toUtf8());
     {
+      const ScopedRunsFolder folders(root, /*own_lessons=*/true, own);
       MainWindow w(false);
       w.show();
       RunsBrowser* b = w.runs_browser();
@@ -210,8 +210,6 @@ class RunsViewTest : public QObject {
       QCOMPARE(lessons.warnings().size(), size_t{1});
       QVERIFY(QString::fromStdString(lessons.warnings()[0]).contains("deep.json is nested 100,000 levels deep"));
     }
-    for (const auto& [name, value] : {std::pair{"MIRROR_RUNS_DIR", runs_dir}, std::pair{"MIRROR_LESSONS_DIR", lessons_dir}})
-      value.isEmpty() ? qunsetenv(name) : qputenv(name, value);
   }
 
   void browserOpensARunFolderFromAnywhere() {
@@ -251,13 +249,8 @@ class RunsViewTest : public QObject {
   void resumeFromTheBrowserContinuesExactly() {
     MainWindow w(false);
     w.show();
-    TrainConfig c = config_from_preset("spirals-mlp");
-    c.dataset.name = "blobs";
-    c.dataset.train_size = 4096;
-    c.dataset.val_size = 256;
-    c.batch_size = 32;
-    c.epochs = 3;
-    c.devices.logical = 2;
+    TrainConfig c = mirror::testing::points_run(/*epochs=*/3, /*batch=*/32, /*logical=*/2, /*train_size=*/4096,
+                                                /*val_size=*/256);
     c.strategy.deterministic = true;
     const auto data = load_dataset(c.dataset);
     // The uninterrupted run, headless.

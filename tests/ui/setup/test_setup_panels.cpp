@@ -162,9 +162,7 @@ class SetupPanelsTest : public QObject {
     QCOMPARE(points.back().x(), 64.0);
     // Training: the live learning-rate chart turns itself on and shows the rates used.
     QVERIFY(!w->chart(Metric::kLearningRate)->isVisible());
-    QSignalSpy done(w.get(), &MainWindow::run_finished);
-    w->train_action()->trigger();
-    QVERIFY(done.wait(60000));
+    QVERIFY(train_to_end(*w));
     QCOMPARE(w->last_result().status, RunStatus::kFinished);
     QTRY_VERIFY_WITH_TIMEOUT(w->chart(Metric::kLearningRate)->isVisible(), 5000);
     const auto& rates = w->metrics().raw(Metric::kLearningRate);
@@ -201,8 +199,7 @@ class SetupPanelsTest : public QObject {
     set_training(w->training_panel(), "adam", 0.001, 16, 40);
     w->set_pace(40);  // 4 steps an epoch: about 4 s, time to replace the file mid-run
     QSignalSpy done(w.get(), &MainWindow::run_finished);
-    w->train_action()->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 2, 30000);
+    QVERIFY(train_past(*w, 2));
     std::ofstream(dir.filePath("train-images-idx3-ubyte").toStdString(), std::ios::binary | std::ios::trunc)
         << "these are not images";
     QVERIFY(done.wait(60000));
@@ -229,9 +226,7 @@ class SetupPanelsTest : public QObject {
     QCOMPARE(w->devices_panel()->replica_list()->count(), 2);
     QVERIFY(w->devices_panel()->replica_list()->item(1)->text().startsWith("process 1: cpu:0"));
     QVERIFY2(w->devices_panel()->split_label()->text().contains("32 + 32"), qPrintable(w->devices_panel()->split_label()->text()));
-    QSignalSpy done(w.get(), &MainWindow::run_finished);
-    w->train_action()->trigger();
-    QVERIFY(done.wait(120000));
+    QVERIFY(train_to_end(*w, 120000));
     QCOMPARE(w->last_result().status, RunStatus::kFinished);
     QCOMPARE(w->metrics().steps(), 2 * 32);
     QVERIFY(w->metrics().val_epochs(Metric::kAccuracy).back().y() > 0.8);

@@ -21,6 +21,7 @@
 #include "ui/run/training_controller.h"
 #include "ui/window/help.h"
 #include "ui/window/main_window.h"
+#include "../scoped_runs_folder.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -49,14 +50,10 @@ class KeyboardTest : public QObject {
   Q_OBJECT
 
  private:
-  QTemporaryDir runs_;
+  const ScopedRunsFolder runs_;
 
  private Q_SLOTS:
-  void initTestCase() {
-    register_event_types();
-    QVERIFY(runs_.isValid());
-    qputenv("MIRROR_RUNS_DIR", runs_.path().toUtf8());
-  }
+  void initTestCase() { register_event_types(); }
 
   // Step by step, with the focus on the Mode box (where choosing "Step by step" leaves it): Space
   // takes one step; the box does not open. The same with the focus on the Next button.

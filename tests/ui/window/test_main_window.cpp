@@ -28,6 +28,7 @@
 #include "ui/setup/model_panel.h"
 #include "ui/setup/training_panel.h"
 #include "ui/window/main_window.h"
+#include "points_run.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -63,8 +64,7 @@ class MainWindowTest : public QObject {
     open_small_window(w, 500);
     if (QTest::currentTestFailed()) return;
     QSignalSpy done(w.get(), &MainWindow::run_finished);
-    w->train_action()->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 5, 30000);
+    QVERIFY(train_past(*w, 5));
     w->stop_action()->trigger();
     QVERIFY(done.wait(10000));
     QCOMPARE(w->last_result().status, RunStatus::kStopped);
@@ -76,8 +76,7 @@ class MainWindowTest : public QObject {
     open_small_window(w, 500);
     if (QTest::currentTestFailed()) return;
     QSignalSpy done(w.get(), &MainWindow::run_finished);
-    w->train_action()->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 3, 30000);
+    QVERIFY(train_past(*w, 3));
     QCOMPARE(w->pause_action()->text(), QString("Pause"));
     w->pause_action()->setChecked(true);
     QCOMPARE(w->pause_action()->text(), QString("Resume"));  // what pressing it again does
@@ -120,9 +119,7 @@ class MainWindowTest : public QObject {
         R"({"layers": [{"type": "Dense", "units": 64}, {"type": "Dense", "units": 64}, {"type": "Dense", "units": "classes"}]})"));
     w->model_panel()->set_spec(linear);
     set_training(w->training_panel(), "sgd", 100, 64, 3);
-    QSignalSpy done(w.get(), &MainWindow::run_finished);
-    w->train_action()->trigger();
-    QVERIFY(done.wait(60000));
+    QVERIFY(train_to_end(*w));
     QCOMPARE(w->last_result().status, RunStatus::kFailed);
     QVERIFY(w->error_banner()->isVisible());
     QVERIFY2(w->error_banner()->text().contains("loss became"), qPrintable(w->error_banner()->text()));
@@ -134,11 +131,7 @@ class MainWindowTest : public QObject {
   void resumingPastADamagedCheckpointSaysSo() {
     QTemporaryDir dir;
     RunPlan plan;
-    plan.config = config_from_preset("spirals-mlp");
-    plan.config.dataset.name = "blobs";
-    plan.config.dataset.train_size = 400;
-    plan.config.batch_size = 50;
-    plan.config.epochs = 3;
+    plan.config = mirror::testing::points_run(/*epochs=*/3, /*batch=*/50, /*logical=*/2, /*train_size=*/400);
     plan.config.max_steps = 12;
     plan.config.checkpoints.every_steps = 5;
     plan.dir = dir.filePath("run").toStdString();
@@ -172,8 +165,7 @@ class MainWindowTest : public QObject {
     open_small_window(w, 500);
     if (QTest::currentTestFailed()) return;
     w->set_quit_choice([] { return MainWindow::QuitChoice::kStopAndQuit; });
-    w->train_action()->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 3, 30000);
+    QVERIFY(train_past(*w, 3));
     QElapsedTimer t;
     t.start();
     w->close();

@@ -47,6 +47,7 @@
 #include "ui/runs/compare_view.h"
 #include "ui/window/main_window.h"
 #include "../ui_test_helpers.h"
+#include "../scoped_runs_folder.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -170,7 +171,7 @@ class RoomLayoutTest : public QObject {
     QPoint tabs_at(-1, -1);
     for (int page = 0; page < w.views()->count(); ++page) {
       w.views()->setCurrentIndex(page);
-      QTest::qWait(50);
+      QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);  // the page laid out as shown
       QApplication::processEvents();
       const QString where = QString("%1, %2, %3 page").arg(screen->name(), mode, w.views()->tabText(page));
       const QPoint at = w.views()->tabBar()->mapTo(&w, QPoint(0, 0));
@@ -254,9 +255,7 @@ class RoomLayoutTest : public QObject {
   // A window with `lesson` open (its runs training, or done when they end by themselves), or
   // without: in normal mode, projector mode and a presentation; on each screen in turn.
   void check_window(const QString& lesson) {
-    QTemporaryDir runs;  // a lesson's runs recorded earlier would open compared instead of training
-    QVERIFY(runs.isValid());
-    qputenv("MIRROR_RUNS_DIR", runs.path().toUtf8());
+    const ScopedRunsFolder runs;  // a lesson's runs recorded earlier would open compared instead of training
     // Outside lessons, three runs recorded before, compared on the Runs page in every mode; their
     // folders named as the window names them (the names differ only at the end).
     QStringList compared;
@@ -358,9 +357,7 @@ class RoomLayoutTest : public QObject {
   // Projector mode turned on on the laptop's screen, the window then dragged onto the projector:
   // the type is 1/40 of the screen the window is on now, and back again.
   void projectorTypeFollowsTheWindowsScreen() {
-    QTemporaryDir runs;
-    QVERIFY(runs.isValid());
-    qputenv("MIRROR_RUNS_DIR", runs.path().toUtf8());
+    const ScopedRunsFolder runs;
     MainWindow w(false);
     fill(w, screen_of(kScreens[0]));
     w.show();

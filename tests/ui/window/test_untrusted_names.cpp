@@ -39,6 +39,8 @@
 #include "ui/setup/launch_dialog.h"
 #include "ui/widgets/plain_text.h"
 #include "ui/window/main_window.h"
+#include "points_run.h"
+#include "../scoped_runs_folder.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -80,13 +82,8 @@ QString text_of(const QString& path) {
 
 // A short recorded run in `root`/`folder`, named `name` in meta.json.
 QString record_named_run(const QString& root, const QString& folder, const QString& name, double lr) {
-  TrainConfig c = config_from_preset("spirals-mlp");
-  c.dataset.name = "blobs";
-  c.dataset.train_size = 256;
-  c.dataset.val_size = 64;
+  TrainConfig c = mirror::testing::points_run(/*epochs=*/2, /*batch=*/32, /*logical=*/2, /*train_size=*/256, /*val_size=*/64);
   c.optimizer.learning_rate = lr;
-  c.batch_size = 32;
-  c.epochs = 2;
   const QString dir = record_config(root + "/" + folder, c);
   write_meta(dir.toStdString(), RunMeta{name.toStdString(), {}, {}});
   return dir;
@@ -198,8 +195,8 @@ class UntrustedNamesTest : public QObject {
   }
 
   void lessonTitlesAndFilesShowAsWritten() {
-    QTemporaryDir lessons;
-    qputenv("MIRROR_LESSONS_DIR", lessons.path().toUtf8());
+    const ScopedRunsFolder folders({}, /*own_lessons=*/true);
+    const QDir lessons(folders.lessons());
     std::ofstream(lessons.filePath("<h1>own.json").toStdString())
         << R"({"title": "<h1>Title</h1> & more", "text": ["<script>alert(1)</script>"],
               "runs": [{"label": "<i>a</i>", "preset": "spirals-mlp"}]})";
@@ -212,7 +209,6 @@ class UntrustedNamesTest : public QObject {
     QCOMPARE(shown(panel.findChild<QLabel*>("lesson_title")).trimmed(), QString("<h1>Title</h1> & more"));
     QVERIFY(shown(panel.findChild<QLabel*>("lesson_text")).contains("<script>alert(1)</script>"));
     QVERIFY(shown(panel.findChild<QLabel*>("lesson_run_1")).contains("<i>a</i>"));
-    qunsetenv("MIRROR_LESSONS_DIR");
   }
 
   // Your own data's class names (a CSV's labels) as the Learned tab shows a finished run: the
@@ -277,7 +273,7 @@ class UntrustedNamesTest : public QObject {
   }
 
   void aLaunchScriptNeverCarriesAModelNameAsCode() {
-    qputenv("MIRROR_RUNS_DIR", root_.toUtf8());
+    const ScopedRunsFolder runs(root_);
     TrainConfig c = config_from_preset("spirals-mlp");
     c.preset.clear();
     c.model.name = "x\n#SBATCH --wrap=evil\nrm -rf ~ #/../../y";
