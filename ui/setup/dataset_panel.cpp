@@ -329,11 +329,12 @@ void DatasetPanel::on_loaded() {
   dataset_ = r.dataset;
   loaded_ = requested_;
   if (!dataset_) {
-    error_->setText(r.error);
+    const QString message = in_window_terms(r.error, dir_label_->text());
+    error_->setText(message);
     error_->setVisible(true);
     summary_->clear();
     classes_->setRowCount(0);
-    Q_EMIT error(r.error);
+    Q_EMIT error(message);
   } else {
     show_dataset();
     summary_->setText(summary_->text() + QString(" Loaded in %1 s.").arg(r.seconds, 0, 'f', 2));

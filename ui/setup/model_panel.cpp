@@ -327,7 +327,11 @@ void ModelPanel::analyse() {
   }
   updating_ = false;
   summary_->setPlainText(QString::fromStdString(format_summary(spec_.name, analysis_)));
-  status_->setText(analysis_.ok() ? QString("%1 parameters; the model fits the data.").arg(analysis_.total_params)
+  // Which loss trains it, once chosen by "Train on probabilities" (the notice then goes away).
+  const QString loss = spec_.train_on_probabilities
+                           ? " The loss takes the log of its softmax's probabilities (Keras' from_logits=False)."
+                           : "";
+  status_->setText(analysis_.ok() ? QString("%1 parameters; the model fits the data.%2").arg(analysis_.total_params).arg(loss)
                                   : QString("<span style='color:#c0392b'>%1</span>")
                                         .arg(QString::fromStdString(analysis_.describe_errors()).toHtmlEscaped()));
 }

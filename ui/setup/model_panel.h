@@ -48,6 +48,8 @@ class ModelPanel : public QWidget {
   QComboBox* preset_box() const { return preset_; }
   QTableWidget* table() const { return table_; }
   QLabel* hint() const { return hint_; }
+  // Whether the model fits the data, its size, and what the loss reads (logits or probabilities).
+  QLabel* status() const { return status_; }
   // Offers a preset that fits the data (a button emitting preset_chosen); an empty name hides it.
   void offer_preset(const QString& preset, const QString& dataset);
   QPushButton* offer_button() const { return offer_; }

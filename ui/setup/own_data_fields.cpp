@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QSpinBox>
 
 #include <algorithm>
@@ -20,6 +21,18 @@ constexpr int kMaxImageSide = 8192;
 int shown_side(int64_t side) { return side > 0 ? static_cast<int>(std::min<int64_t>(side, kMaxImageSide)) : kKerasImageSide; }
 QString shown_color(const std::string& mode) { return mode.empty() ? QString("rgb") : QString::fromStdString(mode); }
 }  // namespace
+
+QString in_window_terms(const QString& message, const QString& field) {
+  static const QRegularExpression pass(R"(pass --data-dir( [A-Z][A-Z.a-z]*)?)");
+  static const QRegularExpression with(R"(with --data-dir( [A-Z][A-Z.a-z]*)?)");
+  static const QRegularExpression flag(R"(--data-dir( [A-Z][A-Z.a-z]*)?)");
+  const QString named = QString("the Data tab's %1 field").arg(field);
+  QString out = message;
+  out.replace(pass, "choose it in " + named);
+  out.replace(with, "in " + named);
+  out.replace(flag, named);
+  return out;
+}
 
 DatasetFieldHelp dataset_field_help(const UsedDatasetOptions& uses) {
   DatasetFieldHelp h;

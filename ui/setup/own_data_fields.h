@@ -25,6 +25,10 @@ struct DatasetFieldHelp {
 };
 DatasetFieldHelp dataset_field_help(const UsedDatasetOptions& uses);
 
+// A loader's message in the window's words: core names mirrortrain's flag ("pass --data-dir",
+// "--data-dir FILE.csv"); the window names its field, labelled `field` ("Folder", "File").
+QString in_window_terms(const QString& message, const QString& field);
+
 class OwnDataFields {
  public:
   // Adds the rows to `form`, which owns their widgets. Call once, from the GUI thread.

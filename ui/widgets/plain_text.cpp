@@ -8,6 +8,23 @@
 
 namespace mirror::ui {
 
+QString elided_parts(const QString& text, const QString& separator, const QFontMetrics& metrics, int width) {
+  if (metrics.horizontalAdvance(text) <= width) return text;
+  const QStringList parts = text.split(separator);
+  const QString more = separator + QString(QChar(0x2026));
+  QString kept = parts.front();
+  if (metrics.horizontalAdvance(kept + more) > width) {  // the first part alone, cut and marked as cut
+    while (!kept.isEmpty() && metrics.horizontalAdvance(kept + QChar(0x2026)) > width) kept.chop(1);
+    return kept + QChar(0x2026);
+  }
+  for (int i = 1; i < parts.size(); ++i) {
+    const QString longer = kept + separator + parts[i];
+    if (metrics.horizontalAdvance(longer + more) > width) break;
+    kept = longer;
+  }
+  return kept + more;
+}
+
 ElidedLabel::ElidedLabel(const QString& text, Qt::TextElideMode mode) : QLabel(text), mode_(mode) {
   setTextFormat(Qt::PlainText);
 }

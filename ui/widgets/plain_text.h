@@ -5,6 +5,7 @@
 // tag anywhere on its first line, or "&lt;"), and a chart's legend always reads series names as
 // HTML. Call from the GUI thread.
 
+#include <QFontMetrics>
 #include <QLabel>
 #include <QString>
 
@@ -31,6 +32,12 @@ class ElidedLabel : public QLabel {
  private:
   Qt::TextElideMode mode_;
 };
+
+// `text` made of parts joined by `separator` ("a · b · c"), fitted to `width` pixels of `metrics`
+// by dropping whole parts from the end ("a · b · …"), so that no number is cut in two ("lr 0…");
+// when even the first part and "…" do not fit, that part is cut short and ends in "…". The
+// whole text when it fits.
+QString elided_parts(const QString& text, const QString& separator, const QFontMetrics& metrics, int width);
 
 // `label`, set to show its text as plain text from now on. Returns it.
 QLabel* plain(QLabel* label);

@@ -269,7 +269,10 @@ void MainWindow::load_config(TrainConfig config) {
   // A dataset missing here gives way to its stand-in (Reuters: the synthetic Reuters-shaped set).
   const DatasetChoice choice = resolve_dataset(config.dataset);
   config.dataset = choice.options;
-  if (!choice.note.empty()) status_->setText(QString::fromStdString(choice.note));
+  if (!choice.note.empty()) {
+    stand_in_ = {choice.options.name, QString::fromStdString(choice.note)};
+    status_->setText(stand_in_.note);
+  }
   loaded_ = std::move(config);
   preset_ = QString::fromStdString(loaded_.preset);
   dataset_->set_config(loaded_);
@@ -283,6 +286,10 @@ void MainWindow::load_config(TrainConfig config) {
 
 void MainWindow::on_dataset_changed() {
   const auto d = dataset_->dataset();
+  if (!stand_in_.note.isEmpty() && dataset_->options().name != stand_in_.name) {  // the note was about another set
+    if (status_->text().contains(stand_in_.note)) status_->clear();
+    stand_in_ = {};
+  }
   learned_->set_dataset(d);
   strategy_->set_dataset(d);
   training_->set_train_size(d ? d->size(Split::kTrain) : 0);

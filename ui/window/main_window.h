@@ -229,6 +229,11 @@ class MainWindow : public QMainWindow {
   QAction* scaling_action_;
   QMenu* recent_;
   QString preset_;
+  // The status bar's note that `name` stands in for a missing dataset: cleared once another loads.
+  struct StandIn {
+    std::string name;
+    QString note;
+  } stand_in_;
   TrainConfig loaded_;  // the last load_config's: what no panel shows comes from it
   QTabWidget* views_;
   RunsBrowser* browser_;

@@ -78,11 +78,12 @@ void MainWindow::fold_setup() {
   }
   if (lessons_->training())  // a lesson's run, not a run started beside an open lesson
     summary = QString("Lesson \u201c%1\u201d, ").arg(QString::fromStdString(lessons_->panel()->lesson().title)) + summary;
-  // Elided in the middle to at most a third of the window and to what the pages' tabs leave (a
-  // lesson's dock beside them in projector type), none under 60 px; whole in its tooltip.
+  // Whole parts dropped from its end to fit at most a third of the window and what the pages'
+  // tabs leave (a lesson's dock beside them in projector type), none under 60 px; whole in its
+  // tooltip. (Elided in the middle, it read "adam, lr 0…".)
   const int left = views_->width() - views_->tabBar()->sizeHint().width() - setup_toggle_->sizeHint().width() - 24;
   const int most = std::min(std::max(200, width() / 3), left);
-  setup_summary_->setText(most < 60 ? QString() : setup_summary_->fontMetrics().elidedText(summary, Qt::ElideMiddle, most));
+  setup_summary_->setText(most < 60 ? QString() : elided_parts(summary, " \u00b7 ", setup_summary_->fontMetrics(), most));
   setup_summary_->setToolTip(literal(summary));  // a lesson's title and labels come from its file
 }
 

@@ -21,7 +21,9 @@
 #include "ui/run/training_controller.h"
 #include "ui/setup/dataset_panel.h"
 #include "ui/window/help.h"
+#include "ui/widgets/plain_text.h"
 #include "ui/window/main_window.h"
+#include "../ui_test_helpers.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -49,6 +51,29 @@ class ProjectorAndHelpTest : public QObject {
 
  private Q_SLOTS:
   void initTestCase() { register_event_types(); }
+
+  // The strip's summary gives way by whole parts, never cutting a number in two ("lr 0…"): at every
+  // width it is the whole text, or its first parts and "…", or the first part elided alone.
+  void theSummaryDropsWholePartsAtAnyWidth() {
+    const QString sep = " \u00b7 ";
+    const QStringList parts = {"spirals-mlp", "blobs", "adam, lr 0.01", "batch 64", "2 logical cpu devices"};
+    const QString text = parts.join(sep);
+    const QFontMetrics metrics(QApplication::font());
+    for (int width = 20; width <= metrics.horizontalAdvance(text) + 10; width += 3) {
+      const QString shown = elided_parts(text, sep, metrics, width);
+      const QString where = QString("at %1 px: '%2'").arg(width).arg(shown);
+      QVERIFY2(metrics.horizontalAdvance(shown) <= width || width < metrics.horizontalAdvance("\u2026") * 3, qPrintable(where));
+      if (shown == text) continue;
+      QVERIFY2(shown.endsWith(QChar(0x2026)), qPrintable(where));
+      const QStringList kept = shown.left(shown.size() - 1).split(sep);
+      if (kept.size() == 1 && !shown.endsWith(sep + QChar(0x2026))) {
+        QVERIFY2(parts[0].startsWith(kept[0]), qPrintable(where));  // the first part, elided alone
+        continue;
+      }
+      for (int i = 0; i + 1 < kept.size(); ++i) QVERIFY2(kept[i] == parts[i], qPrintable(where));
+      QVERIFY2(kept.back().isEmpty(), qPrintable(where));  // "… · …": nothing after the last whole part
+    }
+  }
 
   // Projector mode in a real room: the window lays out on a 1280x720 projector, every chart's text
   // grows with the font (also when the dark theme was on first, which used to keep it small), and
@@ -95,14 +120,14 @@ class ProjectorAndHelpTest : public QObject {
     // Runs page and so the window 752 pixels high, pushing the status bar off the screen).
     QTRY_VERIFY_WITH_TIMEOUT(w.dataset_panel()->dataset() != nullptr && w.train_action()->isEnabled(), 30000);
     w.set_pace(50);
-    w.train_action()->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 2, 30000);
+    QVERIFY(train_past(w, 2));
     // With a message above them the charts are at their shortest: their labels stay whole ("..."
     // was all a projector showed), with no more ticks on the y axis than its height holds.
+    const double roomy = w.chart(Metric::kLoss)->chart()->plotArea().height();
     w.error_banner()->setText("Note: a message of two lines, as a run that was resumed past a damaged checkpoint "
                               "shows, which takes room from the charts below it on a 720-pixel screen.");
     w.error_banner()->setVisible(true);
-    QTest::qWait(300);
+    QTRY_VERIFY_WITH_TIMEOUT(w.chart(Metric::kLoss)->chart()->plotArea().height() < roomy, 5000);  // laid out again
     for (Metric m : {Metric::kLoss, Metric::kAccuracy}) {
       MetricChart* view = w.chart(m);
       for (QAbstractAxis* axis : view->chart()->axes()) QVERIFY(!axis->truncateLabels());
@@ -131,10 +156,14 @@ class ProjectorAndHelpTest : public QObject {
     auto* toggle = w.setup_strip()->findChild<QToolButton*>("setup_toggle");
     QVERIFY(toggle);
     toggle->click();
-    QTest::qWait(300);
-    QVERIFY(w.setup_tabs()->isVisible());
-    QVERIFY(!w.setup_strip()->findChild<QLabel*>("setup_summary")->isVisible());
     QTabBar* pages = w.views()->tabBar();
+    const auto tabs_whole = [pages] {
+      for (int i = 0; i < pages->count(); ++i)
+        if (!pages->rect().contains(pages->tabRect(i))) return false;
+      return true;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(w.setup_tabs()->isVisible() && tabs_whole(), 5000);  // unfolded, and laid out again
+    QVERIFY(!w.setup_strip()->findChild<QLabel*>("setup_summary")->isVisible());
     for (int i = 0; i < pages->count(); ++i)
       QVERIFY2(pages->rect().contains(pages->tabRect(i)),
                qPrintable(QString("the %1 tab is drawn at %2..%3 of a %4 px tab bar")
