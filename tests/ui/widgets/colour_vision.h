@@ -105,4 +105,14 @@ inline Worst least_difference(const std::vector<QColor>& colours) {
   return worst;
 }
 
+// WCAG 2 relative luminance and contrast ratio (3:1 for graphics, 4.5:1 for text).
+inline double luminance(const QColor& c) {
+  const Vec3 l = linear_rgb(c);
+  return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+}
+inline double contrast(const QColor& a, const QColor& b) {
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
 }  // namespace colour_vision

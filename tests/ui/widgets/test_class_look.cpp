@@ -3,6 +3,7 @@
 // stay apart under simulated deuteranopia and protanopia by the run palette's measure (ΔE00 >= 10,
 // colour_vision.h); a scatter plot's points differ in shape too; the confusion matrix's right and
 // wrong cells are a pair colour-blind viewers tell apart; thumbnails keep an image's colours.
+#include <QApplication>
 #include <QImage>
 #include <QPainter>
 #include <QtTest>
@@ -12,6 +13,7 @@
 #include "ui/classroom/confusion_matrix.h"
 #include "ui/widgets/class_look.h"
 #include "ui/widgets/point_plot.h"
+#include "ui/widgets/theme.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -63,6 +65,29 @@ class ClassLookTest : public QObject {
     for (int64_t k = distinct_class_colours(); k < 3 * distinct_class_colours(); ++k)
       QVERIFY(class_color(k) != class_color(k % distinct_class_colours()));
     QCOMPARE(class_color(-1), QColor(Qt::gray));
+  }
+
+  // Every class's marker stands out from the plots' background (the palette's Base, under scatter
+  // plots and decision regions) by WCAG's 3:1 for graphics, in both themes: by its fill, or where
+  // the fill cannot (Okabe-Ito's orange is 2.25:1 on white), by its outline in the theme's text
+  // colour, which WCAG counts as the graphic's boundary. Each fill's ratio is printed.
+  void classMarkersStandOutFromThePlotInBothThemes() {
+    auto* app = qobject_cast<QApplication*>(QCoreApplication::instance());
+    QVERIFY(app);
+    for (bool dark : {false, true}) {
+      apply_theme(*app, dark);
+      PointPlot plot;
+      const QColor base = plot.palette().color(QPalette::Base), outline = plot.palette().color(QPalette::Text);
+      for (int64_t k = 0; k < distinct_class_colours(); ++k) {
+        const double fill = contrast(class_color(k), base), edge = contrast(outline, base);
+        qInfo("%s theme: class %lld %s on %s: fill %.2f:1, outline %.2f:1", dark ? "dark" : "light",
+              static_cast<long long>(k), qPrintable(class_color(k).name()), qPrintable(base.name()), fill, edge);
+        QVERIFY2(std::max(fill, edge) >= 3.0, qPrintable(QString("%1 theme: class %2's marker on %3: %4:1")
+                                                            .arg(dark ? "dark" : "light").arg(k).arg(base.name())
+                                                            .arg(std::max(fill, edge), 0, 'f', 2)));
+      }
+    }
+    apply_theme(*app, false);
   }
 
   // Right and wrong cells of the confusion matrix: a pair every viewer tells apart (green and red,

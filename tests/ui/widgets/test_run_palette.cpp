@@ -31,16 +31,6 @@ using namespace colour_vision;
 
 namespace {
 
-// WCAG 2 relative luminance and contrast ratio.
-double luminance(const QColor& c) {
-  const Vec3 l = linear_rgb(c);
-  return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
-}
-double contrast(const QColor& a, const QColor& b) {
-  const double la = luminance(a), lb = luminance(b);
-  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
-}
-
 // `fg` as seen painted over `bg` (a placeholder colour may be translucent).
 QColor over(const QColor& fg, const QColor& bg) {
   const double a = fg.alphaF();
