@@ -68,9 +68,8 @@ ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
   for (const LinkSpec& link : link_presets())
     if (!link.from_run) link_choice_->addItem(QString::fromStdString(link.describe()), QString::fromStdString(link.name));
   link_choice_->setToolTip("The link between devices that the prediction assumes");
-  prediction_text_ = plain_label({}, /*wrap=*/true);
-  prediction_text_->setObjectName("scaling_prediction");
-  prediction_text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  prediction_reading_ = new ReadingWithDetails;  // plain words, the fitted figures behind "Details"
+  prediction_reading_->setObjectName("scaling_prediction");
   connect(link_choice_, &QComboBox::currentIndexChanged, this, [this] {
     repredict();
     redraw();
@@ -95,7 +94,7 @@ ScalingPage::ScalingPage(QWidget* parent) : QWidget(parent) {
   link_row->addWidget(link_choice_);
   link_row->addStretch(1);
   words_layout->addLayout(link_row);
-  words_layout->addWidget(prediction_text_);
+  words_layout->addWidget(prediction_reading_);
   auto* content = new QWidget;
   auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -226,7 +225,11 @@ void ScalingPage::redraw() {
 
   whatif_row_->setVisible(has_study() && !study_.mixed);
   whatif_chart_->setVisible(prediction_.has_value());
-  prediction_text_->setText(QString::fromStdString(prediction_words()));
+  const std::string plain = prediction_plain();
+  if (plain.empty())
+    prediction_reading_->set_text(QString::fromStdString(prediction_words()));  // why there is none
+  else
+    prediction_reading_->set_text(QString::fromStdString(plain), QString::fromStdString(prediction_words()));
 
   fill_table();
   draw_throughput();

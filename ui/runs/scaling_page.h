@@ -51,11 +51,13 @@ class ScalingPage : public QWidget {
 
   // The what-if. link_choice(): "as measured here" (the link the study's all-reduces showed),
   // then the presets of link_presets(); choosing one predicts again. prediction(): the current
-  // one, nullopt when there is none (no study, or runs without timelines: prediction_text() says
-  // why). whatif_chart(): predicted samples/s from 1 to 512 devices, the measured medians on it.
+  // one, nullopt when there is none (no study, or runs without timelines: prediction_reading()
+  // says why). whatif_chart(): predicted samples/s from 1 to 512 devices, the measured medians on
+  // it. prediction_reading(): what the what-if says in words a student follows, the fitted
+  // figures behind its Details.
   QComboBox* link_choice() const { return link_choice_; }
   QChartView* whatif_chart() const { return whatif_chart_; }
-  QLabel* prediction_text() const { return prediction_text_; }
+  ReadingWithDetails* prediction_reading() const { return prediction_reading_; }
   const std::optional<Prediction>& prediction() const { return prediction_; }
 
  private:
@@ -65,7 +67,8 @@ class ScalingPage : public QWidget {
   void draw_breakdown();     // each count's step in its phases
   void repredict();          // prediction_ from model_ over the chosen link
   void draw_whatif();
-  std::string prediction_words() const;  // the sentence under the charts: where it becomes communication-bound
+  std::string prediction_words() const;  // the figures: where it becomes communication-bound, and why
+  std::string prediction_plain() const;  // the same in plain words; empty without a prediction
 
   bool dark_ = false;
 
@@ -84,7 +87,7 @@ class ScalingPage : public QWidget {
   QLabel* text_;  // reading_'s paragraph
   QComboBox* link_choice_;
   QChartView* whatif_chart_;
-  QLabel* prediction_text_;
+  ReadingWithDetails* prediction_reading_;
   QWidget* whatif_row_;  // the link to assume and the sentence, under the charts
 };
 

@@ -48,6 +48,35 @@ std::string ScalingPage::prediction_words() const {
   return words;
 }
 
+std::string ScalingPage::prediction_plain() const {
+  if (!has_study() || study_.mixed || !model_ || !prediction_ || prediction_->points.empty()) return {};
+  const Prediction& p = *prediction_;
+  const auto fastest = std::max_element(p.points.begin(), p.points.end(), [](const auto& a, const auto& b) {
+    return a.samples_per_s < b.samples_per_s;
+  });
+  const int peak = fastest->devices, last = p.points.back().devices, bound = p.communication_bound_from;
+  std::string words = "What if you had more devices? ";
+  if (peak < last) {
+    words += fmt::format("Training would be fastest on {}; more devices than that make it slower, because ",
+                         counted(peak, "device"));
+    words += bound > 0 && bound <= 2 * peak
+                 ? "sending the gradients between them takes longer than computing them."
+                 : (p.shares_cores ? "they share this machine's cores and wait for each other."
+                                   : "each has less to compute while the exchange of gradients grows.");
+  } else if (bound > 0) {
+    words += fmt::format("Each device added up to {} still makes training faster, but from {} on, sending the "
+                         "gradients between them takes longer than computing them, so every device added helps "
+                         "less.",
+                         last, bound);
+  } else {
+    words += fmt::format("Each device added up to {} still makes training faster: computing the gradients takes "
+                         "longer than sending them between the devices.",
+                         last);
+  }
+  words += " On the chart: the line is the prediction, the grey dashes perfect scaling, the dots what you measured.";
+  return words;
+}
+
 void ScalingPage::draw_whatif() {
   QChart* chart = whatif_chart_->chart();
   clear_chart(chart);

@@ -26,6 +26,7 @@
 #include "mirror/runs/predict.h"
 #include "mirror/runs/run_reader.h"
 #include "ui/runs/compare_view.h"
+#include "ui/runs/reading_details.h"
 #include "ui/runs/scaling_page.h"
 
 using namespace mirror;
@@ -61,7 +62,7 @@ class ScalingPageTest : public QObject {
     page.show();
     page.set_runs(runs_);
     QVERIFY(page.has_study());
-    QVERIFY2(page.prediction().has_value(), qPrintable(page.prediction_text()->text()));
+    QVERIFY2(page.prediction().has_value(), qPrintable(page.prediction_reading()->text()->text()));
     const Prediction& p = *page.prediction();
     QCOMPARE(p.comm.link.name, std::string("shared memory"));  // "as measured here": the runs' own all-reduce, in one process
     QVERIFY(p.model.measured_link_fitted);
@@ -92,10 +93,24 @@ class ScalingPageTest : public QObject {
     QCOMPARE(measured->count(), 2);
     QCOMPARE(measured->at(1).x(), 1.0);  // 2 replicas
     QCOMPARE(measured->at(1).y(), page.study().points[1].samples_per_sec);
-    // The sentence is the prediction's, and says the devices here were logical.
-    const QString text = page.prediction_text()->text();
+    // The figures behind Details are the prediction's, and say the devices here were logical; the
+    // paragraph above says so in plain words, without a figure of milliseconds or microseconds.
+    const QString text = page.prediction_reading()->details()->text();
     QVERIFY2(text.contains(QString::fromStdString(p.bound_sentence())), qPrintable(text));
     QVERIFY2(text.contains("logical devices sharing one machine"), qPrintable(text));
+    const QString plain = page.prediction_reading()->text()->text();
+    QVERIFY2(plain.startsWith("What if you had more devices?"), qPrintable(plain));
+    // The words go the way the line goes: "fastest on N" where it falls after N, else "faster".
+    const auto& points = page.prediction()->points;
+    const auto peak = std::max_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
+      return a.samples_per_s < b.samples_per_s;
+    });
+    if (peak->devices < points.back().devices)
+      QVERIFY2(plain.contains(QString("fastest on %1 device").arg(peak->devices)), qPrintable(plain));
+    else
+      QVERIFY2(plain.contains("still makes training faster"), qPrintable(plain));
+    QVERIFY2(!plain.contains(" ms") && !plain.contains("µs") && !plain.contains("samples/s"), qPrintable(plain));
+    QVERIFY(page.prediction_reading()->toggle()->isVisibleTo(&page));
   }
 
   // The throughput chart is half the page wide: at 1280x720 in projector-sized type its legend cut
@@ -175,9 +190,11 @@ class ScalingPageTest : public QObject {
     // the ring's 2(n-1) messages grow: over 10 GbE the all-reduce overtakes the compute.
     QVERIFY(slow.communication_bound_from > 0);
     QVERIFY(fast_from == 0 || slow.communication_bound_from <= fast_from);
-    const QString text = page.prediction_text()->text();
+    const QString text = page.prediction_reading()->details()->text();
     QVERIFY2(text.contains(QString("Communication-bound from %1 devices").arg(slow.communication_bound_from)),
              qPrintable(text));
+    const QString plain = page.prediction_reading()->text()->text();
+    QVERIFY2(plain.contains("sending the gradients between them takes longer than computing them"), qPrintable(plain));
     QVERIFY(series_named(page.whatif_chart(), "whatif_bound"));
     QCOMPARE(series_named(page.whatif_chart(), "whatif_bound")->at(0).x(),
              std::log2(static_cast<double>(slow.communication_bound_from)));
@@ -192,7 +209,7 @@ class ScalingPageTest : public QObject {
     page.set_runs(runs_);
     for (const QString& link : {QString(), QString("10gbe"), QString("ib-ndr400")}) {
       page.link_choice()->setCurrentIndex(page.link_choice()->findData(link));
-      QVERIFY2(page.prediction().has_value(), qPrintable(page.prediction_text()->text()));
+      QVERIFY2(page.prediction().has_value(), qPrintable(page.prediction_reading()->text()->text()));
       const Prediction& window = *page.prediction();
       QStringList args = {"predict"};
       for (const RunRecord& r : runs_) args << QString::fromStdString(r.dir);
@@ -232,7 +249,8 @@ class ScalingPageTest : public QObject {
     page.set_runs(old);
     QVERIFY(page.has_study());
     QVERIFY(!page.prediction().has_value());
-    QVERIFY2(page.prediction_text()->text().startsWith("No prediction: "), qPrintable(page.prediction_text()->text()));
+    QVERIFY2(page.prediction_reading()->text()->text().startsWith("No prediction: "),
+             qPrintable(page.prediction_reading()->text()->text()));
     QVERIFY(page.whatif_chart()->chart()->series().isEmpty());
     QVERIFY(!series_named(page.throughput_chart(), "scaling_predicted"));
   }
