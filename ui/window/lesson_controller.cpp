@@ -16,6 +16,7 @@
 #include "ui/run/run_launcher.h"
 #include "ui/runs/compare_view.h"
 #include "ui/setup/dataset_panel.h"
+#include "ui/widgets/dock_title_bar.h"
 #include "ui/window/main_window.h"
 
 namespace mirror::ui {
@@ -50,6 +51,7 @@ void LessonController::make_dock() {
   if (dock_) return;
   dock_ = new QDockWidget("Lesson", window_);
   dock_->setObjectName("lesson_dock");
+  use_own_title_bar(dock_);  // projector type reaches its title too
   panel_ = new LessonPanel;
   dock_->setWidget(panel_);
   window_->addDockWidget(Qt::RightDockWidgetArea, dock_);

@@ -22,6 +22,7 @@
 #include "ui/setup/dataset_panel.h"
 #include "ui/window/help.h"
 #include "ui/widgets/plain_text.h"
+#include "../scoped_runs_folder.h"
 #include "ui/window/main_window.h"
 #include "../ui_test_helpers.h"
 
@@ -73,6 +74,38 @@ class ProjectorAndHelpTest : public QObject {
       for (int i = 0; i + 1 < kept.size(); ++i) QVERIFY2(kept[i] == parts[i], qPrintable(where));
       QVERIFY2(kept.back().isEmpty(), qPrintable(where));  // "… · …": nothing after the last whole part
     }
+  }
+
+  // A lesson's dock titled in projector type, as its text is (Qt's own title bar kept the size
+  // the platform gave docks: ~10 px beside 18 px text on a 720-pixel projector), and back again.
+  void theLessonDocksTitleFollowsProjectorType() {
+    const ScopedRunsFolder runs;
+    // A running application hands its new font to every widget; a test's event loop is not
+    // "running" to Qt, so the test hands it on itself, as QApplication::setFont would.
+    const auto hand_on_font = [] {
+      for (QWidget* widget : QApplication::allWidgets()) {
+        QEvent changed(QEvent::ApplicationFontChange);
+        QCoreApplication::sendEvent(widget, &changed);
+      }
+    };
+    MainWindow w(false);
+    w.resize(1280, 720);
+    w.show();
+    w.projector_action()->setChecked(true);
+    hand_on_font();
+    QSignalSpy done(&w, &MainWindow::sweep_finished);
+    QVERIFY(w.open_lesson("broken-sync", 4));
+    auto* title = w.lesson_dock()->findChild<QLabel*>("dock_title");
+    QVERIFY(title);
+    QCOMPARE(title->text(), QString("Lesson: Broken sync"));
+    const auto px = [](const QFont& f) { return QFontInfo(f).pixelSize(); };
+    const int projector = px(QApplication::font());
+    QVERIFY2(px(title->font()) == projector, qPrintable(QString("title %1 px, text %2 px").arg(px(title->font())).arg(projector)));
+    w.projector_action()->setChecked(false);
+    hand_on_font();
+    QVERIFY2(px(title->font()) == px(QApplication::font()) && px(title->font()) < projector,
+             qPrintable(QString("title %1 px, text %2 px").arg(px(title->font())).arg(px(QApplication::font()))));
+    QVERIFY(done.count() > 0 || done.wait(120000));
   }
 
   // Projector mode in a real room: the window lays out on a 1280x720 projector, every chart's text
