@@ -19,6 +19,7 @@
 #include <algorithm>
 
 #include "mirror/runs/export_run.h"
+#include "mirror/runs/run_reader.h"
 #include "mirror/util/error.h"
 #include "ui/widgets/plain_text.h"
 
@@ -36,7 +37,14 @@ ExportModelDialog::ExportModelDialog(const QStringList& run_dirs, const QString&
   run_box_->setToolTip("The run whose trained model is exported");
   QStringList dirs = run_dirs;
   if (!chosen.isEmpty() && !dirs.contains(chosen)) dirs.prepend(chosen);
-  for (const QString& d : dirs) run_box_->addItem(QDir(d).dirName(), d);  // a combo box shows plain text
+  // Each run by the name the runs list gives it (its meta.json name, else its folder's), the
+  // folder in its tooltip. A combo box shows plain text.
+  for (const QString& d : dirs) {
+    const QString folder = QDir(d).dirName();
+    const QString name = QString::fromStdString(read_meta(d.toStdString()).name);
+    run_box_->addItem(name.isEmpty() ? folder : name, d);
+    run_box_->setItemData(run_box_->count() - 1, literal(d), Qt::ToolTipRole);
+  }
   run_box_->setCurrentIndex(std::max(0, static_cast<int>(dirs.indexOf(chosen))));
   if (run_dir_.isEmpty() && !dirs.isEmpty()) run_dir_ = dirs.front();
   form->addRow("Run", run_box_);

@@ -133,6 +133,7 @@ class TeacherFixesTest : public QObject {
     for (const char* name : {"20261130-100000-a", "20261130-100100-b", "20261130-100200-c"})
       QDir(root + "/" + name).removeRecursively();  // from an earlier run of this test
     const QStringList runs = record_three_runs(root);
+    write_meta(runs[2].toStdString(), RunMeta{"lr 0.1 on 4 devices", {}, {}});  // a run the person named
     MainWindow w(/*restore_settings=*/false);
     w.resize(1200, 800);
     w.show();
@@ -149,7 +150,7 @@ class TeacherFixesTest : public QObject {
 
     QAction* export_action = action_named(w, "Export model…");
     QVERIFY(export_action);
-    QString first, picked, folder;
+    QString first, picked, folder, named, unnamed;
     bool was_export = false, best_follows = false;
     QVERIFY(with_modal([&] { export_action->trigger(); }, [&](QWidget* modal) {
       auto* d = qobject_cast<ExportModelDialog*>(modal);
@@ -158,12 +159,16 @@ class TeacherFixesTest : public QObject {
       first = d->run_dir();
       d->run_box()->setCurrentIndex(d->run_box()->findData(runs[2]));
       picked = d->run_dir();
+      named = d->run_box()->currentText();
+      unnamed = d->run_box()->itemText(d->run_box()->findData(runs[0]));
       folder = d->folder()->text();
       best_follows = d->best()->isEnabled() == QFileInfo::exists(QDir(runs[2]).filePath("checkpoints/best.pt"));
     }));
     QVERIFY2(was_export, "File → Export model… did not open the export dialog (it asked for a folder)");
     QCOMPARE(first, runs[1]);
     QCOMPARE(picked, runs[2]);
+    QCOMPARE(named, QString("lr 0.1 on 4 devices"));  // as the runs list names it, not its folder
+    QCOMPARE(unnamed, QDir(runs[0]).dirName());
     QCOMPARE(folder, QDir(runs[2]).filePath("export"));
     QVERIFY(best_follows);
   }
