@@ -118,7 +118,8 @@ class SweepsTest : public QObject {
     qInfo("scaling study: %s", qPrintable(plain_words));
     QVERIFY2(!plain_words.isEmpty() && !plain_words.contains("intra-op") && !plain_words.contains("load average", Qt::CaseInsensitive),
              qPrintable(plain_words));
-    auto* details = w.compare_view()->findChild<QLabel*>("reading_details");
+    // The study's own Details (the what-if below has its own).
+    auto* details = w.compare_view()->scaling_text()->parentWidget()->findChild<QLabel*>("reading_details");
     QVERIFY(details);
     const QString reading = details->text();
     QVERIFY2(reading.contains("Baseline: 1 replica") && reading.contains("median of 3 tries") &&
