@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QLabel>
 #include <QListWidget>
+#include <QSplitter>
 #include <QTableWidget>
 
 #include <algorithm>
@@ -80,13 +81,25 @@ void LearnedView::fill_confused(const Evaluation& ev) {
   }
 }
 
-void LearnedView::fill_regions(const Evaluation& ev) {
+void LearnedView::show_regions(bool shown) {
   QWidget* box = regions_->parentWidget();
+  box->setVisible(shown);
+  // Beside the matrix, not under it: a 2-D set has few classes, so the matrix is narrow, and the
+  // plane gets the column's height (under the matrix it was 145 px square at 1280x720 in
+  // projector type). Without regions the matrix has the column.
+  auto* column = qobject_cast<QSplitter*>(box->parentWidget());
+  const Qt::Orientation wanted = shown ? Qt::Horizontal : Qt::Vertical;
+  if (!column || column->orientation() == wanted) return;
+  column->setOrientation(wanted);
+  if (shown) column->setSizes({column->width() / 2, column->width() / 2});  // the plane is as tall as the column
+}
+
+void LearnedView::fill_regions(const Evaluation& ev) {
   if (ev.regions.empty()) {
-    box->setVisible(false);
+    show_regions(false);
     return;
   }
-  box->setVisible(true);
+  show_regions(true);
   regions_->set_regions(ev.regions, ev.classes);
   const Dataset* data = matching_dataset(ev);
   if (!data) {

@@ -81,8 +81,7 @@ LearnedView::LearnedView(LiveRun* run, QWidget* parent) : QWidget(parent), run_(
   regions_layout->addWidget(regions_, 1);
   left->addWidget(matrix_box);
   left->addWidget(regions_box);
-  left->setSizes({260, 420});  // points need more room than a 2-D set's few classes
-  regions_box->setVisible(false);
+  regions_box->setVisible(false);  // shown beside the matrix for a 2-D set (show_regions)
 
   per_class_ = new QTableWidget(0, 3);
   per_class_->setObjectName("per-class-accuracy");
@@ -293,7 +292,7 @@ void LearnedView::show_evaluation() {
     per_class_->setRowCount(0);
     confused_->clear();
     examples_->clear();
-    regions_->parentWidget()->setVisible(false);
+    show_regions(false);
     summary_->setText("Nothing validated yet: what the model has learned shows here after each epoch's validation.");
     return;
   }

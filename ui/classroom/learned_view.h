@@ -75,6 +75,7 @@ class LearnedView : public QWidget {
   void fill_confused(const Evaluation& ev);
   void fill_examples();
   void fill_regions(const Evaluation& ev);
+  void show_regions(bool shown);  // the decision regions beside the matrix, or none
   // The dataset the shown run validates on, the live run's own or the loaded one; null when
   // neither is.
   const Dataset* matching_dataset(const Evaluation& ev) const;

@@ -66,12 +66,14 @@ void PointPlot::fit_bounds() {
 }
 
 QRectF PointPlot::plot_rect() const {
-  // Square, centred, with room for the axis numbers below and to the left.
+  // Square, centred across and at the top, under its heading (centred down, a tall plot left an
+  // empty gap between the heading and the points), with room for the axis numbers below and to
+  // the left.
   const double margin_left = fontMetrics().horizontalAdvance("-0.00") + 8;
   const double margin_bottom = fontMetrics().height() + 6;
   const double side = std::max(10.0, std::min(width() - margin_left - 8, height() - margin_bottom - 8));
   const double left = margin_left + (width() - margin_left - 8 - side) / 2;
-  return {left, 4 + (height() - margin_bottom - 8 - side) / 2, side, side};
+  return {left, 4, side, side};
 }
 
 QPointF PointPlot::to_widget(double x, double y) const {

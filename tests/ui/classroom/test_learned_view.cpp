@@ -108,6 +108,15 @@ class LearnedViewTest : public QObject {
       inside += c.isValid() && c.rgb() == class_color(p.label).rgb();
     }
     QVERIFY2(inside >= 0.9 * static_cast<double>(validation), qPrintable(QString("%1 of %2").arg(inside).arg(validation)));
+    // As a 1280x720 projector shows the page (1216 x 560 here): the plane beside the matrix, at
+    // least half the page's height square (under the matrix it was 145 px).
+    view.resize(1216, 560);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    const int side = std::min(view.regions()->width(), view.regions()->height());
+    QVERIFY2(side >= 280 && view.regions()->mapTo(&view, QPoint(0, 0)).x() > view.matrix()->mapTo(&view, QPoint(0, 0)).x(),
+             qPrintable(QString("decision regions %1 x %2 px at %3")
+                            .arg(view.regions()->width()).arg(view.regions()->height())
+                            .arg(view.regions()->mapTo(&view, QPoint(0, 0)).x())));
     // The recorded run holds the same three validations.
     const auto recorded = read_evaluations(launcher.run_dir().toStdString());
     QCOMPARE(recorded.size(), size_t{3});

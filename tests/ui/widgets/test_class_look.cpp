@@ -90,6 +90,17 @@ class ClassLookTest : public QObject {
     apply_theme(*app, false);
   }
 
+  // A plot taller than wide keeps its square at the top, under its heading: centred, it left an
+  // empty gap above the points (issue 48, item 10).
+  void aTallPlotKeepsItsSquareUnderItsHeading() {
+    PointPlot plot;
+    plot.resize(300, 700);
+    plot.set_points({{-1, -1, 0}, {1, 1, 1}});
+    const QPointF top = plot.to_widget(1, 1), bottom = plot.to_widget(-1, -1);  // the highest and lowest points
+    QVERIFY2(top.y() < 60 && bottom.y() - top.y() > 150,
+             qPrintable(QString("points from y %1 to %2 in a plot 700 px high").arg(top.y()).arg(bottom.y())));
+  }
+
   // Right and wrong cells of the confusion matrix: a pair every viewer tells apart (green and red,
   // used before, are the pair a deuteranope confuses most).
   void rightAndWrongCellsStayApartUnderColourBlindness() {
