@@ -25,7 +25,10 @@ void ProgressMeter::add(const StepMetrics& s) {
   recent_.push_back({s.samples, s.step_seconds});
   recent_samples_ += static_cast<double>(s.samples);
   recent_seconds_ += s.step_seconds;
-  if (recent_.size() > kRecentSteps) {
+  // The oldest step goes once the others still make up kRecentSteps steps and kRecentSeconds of
+  // training: steps of a fraction of a millisecond (spirals) are timed over a stretch that one
+  // step the scheduler held up cannot swing 4x.
+  while (recent_.size() > kRecentSteps && recent_seconds_ - recent_.front().seconds >= kRecentSeconds) {
     recent_samples_ -= static_cast<double>(recent_.front().samples);
     recent_seconds_ -= recent_.front().seconds;
     recent_.pop_front();

@@ -33,8 +33,9 @@ class ProgressMeter {
   // The run's step count at the last step (a resumed run counts its earlier sessions too); 0: none.
   int64_t global_step() const { return global_step_; }
 
-  // Samples a second of training over the last kRecentSteps steps (pace waits and pauses are not
-  // training, so neither lowers it); 0 before a step.
+  // Samples a second of training over the recent steps: the last kRecentSteps, and more while
+  // they took under kRecentSeconds of training (pace waits and pauses are not training, so neither
+  // lowers it); 0 before a step.
   double samples_per_sec() const;
   // The same over the whole session.
   double session_samples_per_sec() const { return train_seconds_ > 0 ? static_cast<double>(samples_) / train_seconds_ : 0; }
@@ -46,6 +47,7 @@ class ProgressMeter {
   double eta_seconds(int64_t total_steps, double pace) const;
 
   static constexpr size_t kRecentSteps = 32;
+  static constexpr double kRecentSeconds = 2.0;
 
  private:
   struct Recent {
