@@ -1,6 +1,7 @@
 // mirrorbench: the Mirror Workbench desktop window. Wiring only.
 //
 //   mirrorbench [--preset NAME] [--train | --scaling-study] [--compare DIR...] [--x-axis step|epoch|samples|time|wall]
+//               [--group-by SETTING]
 //               [--pace STEPS_PER_SECOND] [--lesson NAME|FILE] [--presentation] [--view live|strategy|learned|runs]
 //               [--screenshot FILE --after SECONDS]
 //
@@ -86,11 +87,15 @@ int main(int argc, char** argv) {
                                   QString("The comparison's x axis: %1 (time: training time).")
                                       .arg(QString::fromStdString(mirror::x_axis_names())),
                                   "axis", mirror::x_axis_name(mirror::XAxis::kStep));
+  const QCommandLineOption group_by("group-by",
+                                    "Compared runs that share this setting's value as one line, their mean in a band "
+                                    "from lowest to highest (e.g. optimizer.learning_rate).",
+                                    "setting");
   const QCommandLineOption pace("pace", "Demo pace: at most this many steps a second (0: full speed).", "steps");
   const QCommandLineOption lesson("lesson", "Open this lesson (a name from Help → Lessons, or a lesson's .json file).", "name");
   const QCommandLineOption present("presentation", "Start in the presentation layout (View → Presentation, F5).");
   const QCommandLineOption view("view", "Open on this page: live, strategy, learned or runs (e.g. the Strategy tab for a class).", "page");
-  cli.addOptions({preset, train, scaling, compare, x_axis, shot, after, pace, lesson, present, view});
+  cli.addOptions({preset, train, scaling, compare, x_axis, group_by, shot, after, pace, lesson, present, view});
   cli.process(*app);
 
   // The icon theme's icon when the package installed it, else the same SVG built in; the desktop
@@ -132,6 +137,7 @@ int main(int argc, char** argv) {
   window.show();
   if (cli.isSet(present)) window.presentation_action()->setChecked(true);
   if (const auto axis = mirror::x_axis_named(cli.value(x_axis).toStdString())) window.compare_view()->set_x_axis(*axis);
+  if (cli.isSet(group_by)) window.compare_view()->set_grouping(cli.value(group_by).toStdString());
   if (cli.isSet(compare)) window.compare_runs(cli.values(compare));
   if (view_index >= 0) window.views()->setCurrentIndex(view_index);
   if (cli.isSet(lesson) && !window.open_lesson(cli.value(lesson)))

@@ -1,5 +1,6 @@
 // The compared runs' curves: loss and a second metric by step, epoch, time or examples seen,
-// smoothed, each run in its own colour and dashes, failed runs marked; and legends that fit.
+// smoothed, each run in its own colour and dashes, failed runs marked, or grouped by a setting
+// (a mean line in a band from the lowest run to the highest); and legends that fit.
 // Tested by tests/ui/runs/test_compare_view.cpp.
 #include "ui/runs/compare_view.h"
 #include <QBarCategoryAxis>
@@ -20,6 +21,7 @@
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QAreaSeries>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPainter>
@@ -37,6 +39,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include "mirror/runs/run_groups.h"
 #include "mirror/util/json_fields.h"
 #include "mirror/util/words.h"
 #include "ui/run/run_metrics.h"
@@ -97,9 +100,12 @@ void CompareView::rebuild_curves() {
     // A failed run last, so that it is drawn over the others (a broken run hidden under the
     // healthy one it diverged from is the lesson's point); its legend entry says it failed.
     std::vector<size_t> order;
-    for (int pass = 0; pass < 2; ++pass)
-      for (size_t i = 0; i < runs_.size(); ++i)
-        if (failed(runs_[i]) == (pass == 1)) order.push_back(i);
+    if (!group_key_.empty())
+      draw_groups(chart, x_axis, y_axis, curves, metrics[m], extend, width);
+    else
+      for (int pass = 0; pass < 2; ++pass)
+        for (size_t i = 0; i < runs_.size(); ++i)
+          if (failed(runs_[i]) == (pass == 1)) order.push_back(i);
     for (const size_t i : order) {
       const RunRecord& r = runs_[i];
       const QVector<QPointF>& smoothed = curves[i].smoothed(metrics[m]);
@@ -163,6 +169,69 @@ void CompareView::rebuild_curves() {
     set_nice_range(x_axis, x_max, /*whole=*/x_ == XAxis::kStep || x_ == XAxis::kSamples, /*round_up=*/false);
   }
   fit_legends();
+}
+
+void CompareView::draw_groups(QChart* chart, QAbstractAxis* x_axis, QAbstractAxis* y_axis,
+                              const std::vector<RunMetrics>& curves, Metric metric,
+                              const std::function<void(const QPointF&)>& extend, int width) {
+  const auto attach = [&](QAbstractSeries* series) {
+    chart->addSeries(series);
+    series->attachAxis(x_axis);
+    series->attachAxis(y_axis);
+  };
+  const auto groups = group_runs(runs_, group_key_);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    std::vector<Curve> members;
+    for (const size_t i : groups[g].runs) {
+      const QVector<QPointF>& smoothed = curves[i].smoothed(metric);
+      Curve c;
+      c.reserve(static_cast<size_t>(smoothed.size()));
+      for (const QPointF& p : smoothed) c.emplace_back(p.x(), p.y());
+      members.push_back(std::move(c));
+      if (!group_members_) continue;
+      auto* member = new QLineSeries;  // each run of the group, thin and faint under its mean
+      QColor faint = colour(g);
+      faint.setAlpha(110);
+      member->setPen(QPen(faint, 1));
+      member->replace(decimate(smoothed, width / 2));
+      attach(member);
+      for (auto* item : chart->legend()->markers(member)) item->setVisible(false);
+    }
+    const CurveBand band = curve_band(members);
+    if (band.x.empty()) continue;
+    QVector<QPointF> mean, low, high;
+    for (size_t k = 0; k < band.x.size(); ++k) {
+      mean.append({band.x[k], band.mean[k]});
+      low.append({band.x[k], band.low[k]});
+      high.append({band.x[k], band.high[k]});
+      extend(low.back());
+      extend(high.back());
+    }
+    // The range: from the group's lowest to its highest run, in the group's colour, see-through.
+    auto* upper = new QLineSeries;
+    auto* lower = new QLineSeries;
+    upper->replace(decimate(high, width / 2));
+    lower->replace(decimate(low, width / 2));
+    auto* range = new QAreaSeries(upper, lower);
+    range->setObjectName("group_band");
+    QColor fill = colour(g);
+    fill.setAlpha(55);
+    range->setBrush(fill);
+    range->setPen(Qt::NoPen);
+    attach(range);
+    for (auto* item : chart->legend()->markers(range)) item->setVisible(false);
+    auto* line = new QLineSeries;
+    line->setObjectName("group_mean");
+    const QString name = QString("%1 = %2 (N=%3)")
+                             .arg(QString::fromStdString(group_key_), QString::fromStdString(groups[g].value))
+                             .arg(band.runs);
+    line->setProperty(kWholeName, name);
+    line->setProperty(kShortName, QString("%1 (N=%2)").arg(QString::fromStdString(groups[g].value)).arg(band.runs));
+    set_legend_name(line, name);
+    line->setPen(run_pen(g, dark_, line_width_));
+    line->replace(decimate(mean, width / 2));
+    attach(line);
+  }
 }
 
 void CompareView::fit_legends() {

@@ -38,6 +38,7 @@
 #include <cmath>
 #include <map>
 
+#include "mirror/runs/run_groups.h"
 #include "mirror/util/json_fields.h"
 #include "mirror/util/words.h"
 #include "ui/run/run_metrics.h"
@@ -99,6 +100,16 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     second_metric_ = static_cast<Metric>(second_choice_->itemData(i).toInt());
     rebuild_curves();
   });
+  group_choice_ = new QComboBox;
+  group_choice_->setObjectName("compare_group");
+  group_choice_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  group_choice_->setMinimumContentsLength(9);
+  group_choice_->setToolTip("Each run on its own, or the runs that share a setting's value as one line: their mean, "
+                            "a band from lowest to highest, and how many runs (N) stand behind it");
+  connect(group_choice_, &QComboBox::activated, this, [this](int i) {
+    const QStringList chosen = group_choice_->itemData(i).toStringList();
+    set_grouping(chosen.value(0).toStdString(), chosen.value(1) == "members");
+  });
   // Beside the controls, elided (whole in its tooltip): wrapped on a line of its own, it took
   // three lines of a half-width page in projector type, and the charts' height with them.
   hint_ = new ElidedLabel("Select runs in the list above to compare them.");
@@ -112,6 +123,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(log_choice_);
   bar->addWidget(new QLabel("right:"));  // short: in projector type the bar sets the page's width
   bar->addWidget(second_choice_);
+  bar->addWidget(group_choice_);
   bar->addSpacing(12);
   bar->addWidget(hint_, 1);  // the rest of the bar's line: no line of its own under it
 
@@ -160,9 +172,41 @@ void CompareView::set_runs(std::vector<RunRecord> runs) {
                                : QString("%1. %2")
                                      .arg(QString::fromStdString(counted(static_cast<int64_t>(runs_.size()), "run")),
                                           comparison_key()));
+  fill_group_choice();
   rebuild_curves();
   rebuild_table();
   rebuild_scaling();
+}
+
+void CompareView::fill_group_choice() {
+  std::vector<std::string> keys = differing_config_keys(runs_);
+  keys.erase(std::remove(keys.begin(), keys.end(), "model"), keys.end());  // a model is not a value to average over
+  // The grouping asked for applies while the runs differ on its setting (runs compared later may).
+  const bool applies = std::find(keys.begin(), keys.end(), group_wanted_) != keys.end();
+  group_key_ = applies ? group_wanted_ : std::string();
+  group_choice_->clear();
+  group_choice_->addItem("each run", QStringList{});
+  for (const std::string& k : keys) {  // by the setting's last name: the bar is a projector's width
+    const QString key = QString::fromStdString(k), name = key.section('.', -1);
+    group_choice_->addItem("by " + name, QStringList{key});
+    group_choice_->addItem("by " + name + ", runs too", QStringList{key, "members"});
+    for (int i : {group_choice_->count() - 2, group_choice_->count() - 1})
+      group_choice_->setItemData(i, literal(key), Qt::ToolTipRole);
+  }
+  group_choice_->setVisible(runs_.size() >= 2 && !keys.empty());
+  for (int i = 0; i < group_choice_->count(); ++i) {
+    const QStringList d = group_choice_->itemData(i).toStringList();
+    if (d.value(0).toStdString() == group_key_ && (d.value(1) == "members") == (group_members_ && applies))
+      group_choice_->setCurrentIndex(i);
+  }
+}
+
+void CompareView::set_grouping(const std::string& key, bool members) {
+  group_wanted_ = key;
+  group_members_ = members;
+  fill_group_choice();  // a key the runs do not differ on draws each run
+  rebuild_curves();
+  rebuild_table();
 }
 
 void CompareView::set_x_axis(XAxis x) {
@@ -250,12 +294,20 @@ void CompareView::rebuild_table() {
   QStringList header;
   for (const auto& h : t.header) header << QString::fromStdString(h);
   table_->setHorizontalHeaderLabels(header);
+  // Grouped, a run's swatch is its group's line (the charts draw groups, not runs).
+  std::vector<size_t> look(runs_.size());
+  for (size_t r = 0; r < look.size(); ++r) look[r] = r;
+  if (!group_key_.empty()) {
+    const auto groups = group_runs(runs_, group_key_);
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (const size_t r : groups[g].runs) look[r] = g;
+  }
   for (size_t r = 0; r < t.rows.size(); ++r) {
     for (size_t c = 0; c < t.rows[r].size(); ++c) {
       auto* item = read_only_cell(QString::fromStdString(t.rows[r][c]));
       if (c == 0) {
-        item->setIcon(swatch(r, dark_));
-        item->setData(Qt::UserRole, colour(r));
+        item->setIcon(swatch(look[r], dark_));
+        item->setData(Qt::UserRole, colour(look[r]));
         item->setToolTip(literal(QString::fromStdString(runs_[r].dir)));
       }
       table_->setItem(static_cast<int>(r), static_cast<int>(c), item);

@@ -1,19 +1,24 @@
 #pragma once
 // Recorded runs overlaid on shared axes: loss and accuracy, training (smoothed, per step) thick
 // and validation (per epoch) thin with markers, each run in its own colour, dash pattern and
-// marker shape, a failed run drawn over the others; a table of the settings that differ
+// marker shape, a failed run drawn over the others, or grouped by a setting as a mean with its
+// range; a table of the settings that differ
 // and the results; a scaling page (throughput, speed-up, where each step's time goes); export
 // as PNG, SVG or a one-page HTML/Markdown report with the charts embedded.
 
 #include <QColor>
 #include <QWidget>
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "mirror/runs/compare.h"
 #include "mirror/runs/run_reader.h"
 #include "ui/run/run_metrics.h"
 
+class QAbstractAxis;
+class QChart;
 class QChartView;
 class QCheckBox;
 class QComboBox;
@@ -43,6 +48,12 @@ class CompareView : public QWidget {
   void set_smoothing(double weight);
   // Logarithmic loss axis.
   void set_log_loss(bool on);
+  // Runs drawn as groups: the runs sharing `key`'s value (a flattened config key on which they
+  // differ, "optimizer.learning_rate") as one mean line with a band from their lowest to their
+  // highest value and N in its name; with `members`, each run faintly under it. Empty: each run.
+  // It applies while the compared runs differ on `key` (kept for runs compared later).
+  void set_grouping(const std::string& key, bool members = false);
+  const std::string& grouping() const { return group_key_; }  // the one applied now; empty: none
   // Dark chart theme; line width (thicker for a projector).
   void set_dark(bool dark);
   void set_line_width(double width);
@@ -65,6 +76,7 @@ class CompareView : public QWidget {
   QTableWidget* scaling_table() const;
   QLabel* scaling_text() const;
   QTabWidget* pages() const { return pages_; }
+  QComboBox* group_choice() const { return group_choice_; }
   // The picker: checked while the list of every run shows above the comparison. Clicking it asks
   // for the list (list_wanted); set_list_shown() keeps it in step without asking.
   QToolButton* list_button() const { return list_button_; }
@@ -77,6 +89,11 @@ class CompareView : public QWidget {
 
  private:
   void rebuild_curves();
+  // The groups' mean lines and bands of `metric` on one chart (compare_curves.cpp); `extend`
+  // widens the axes' ranges to a point.
+  void draw_groups(QChart* chart, QAbstractAxis* x_axis, QAbstractAxis* y_axis, const std::vector<RunMetrics>& curves,
+                   Metric metric, const std::function<void(const QPointF&)>& extend, int width);
+  void fill_group_choice();  // "each run", then "by" each setting the runs differ on
   void rebuild_table();
   void rebuild_scaling();
   // Each chart's legend shown where every run's name fits (whole or shortened) and the chart is
@@ -104,6 +121,9 @@ class CompareView : public QWidget {
   ScalingPage* scaling_page_;
   QChartView* charts_[2];
   QComboBox* second_choice_;
+  QComboBox* group_choice_;
+  std::string group_wanted_, group_key_;  // asked for; applied (the runs differ on it)
+  bool group_members_ = false;
   Metric second_metric_ = Metric::kAccuracy;
   QTableWidget* table_;
   bool table_dragged_ = false;

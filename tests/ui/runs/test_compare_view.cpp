@@ -1,6 +1,7 @@
 // The compare view on three recorded runs, on Qt's offscreen platform: the runs overlaid on every
 // x axis, smoothed and on a log axis, the table of what differs, and the exports (PNG, SVG, HTML
 // and Markdown reports); runs that differ only in learning rate get no Scaling section.
+#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
 #include <QFile>
@@ -19,6 +20,7 @@
 #include "mirror/runs/run_reader.h"
 #include "ui/runs/compare_report.h"
 #include "ui/runs/compare_view.h"
+#include "points_run.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -235,6 +237,61 @@ class CompareViewTest : public QObject {
     QVERIFY(!html.contains("<h2>Scaling</h2>"));
     QCOMPARE(html.count("data:image/png;base64,"), 2);  // loss and accuracy only
     QVERIFY(html.contains("20261130-110100-lr2"));
+  }
+
+  // Repeats read as one: two learning rates, three seeds each, grouped by learning rate are two
+  // lines named with their value and N=3, each in a band that holds every one of its runs; with
+  // "each run too" the six runs are drawn faintly under them. A group of one is its run.
+  void runsGroupedBySettingAreAMeanInItsRangeWithN() {
+    const QString root = tmp_.path() + "/seeds";
+    QDir().mkpath(root);
+    std::vector<RunRecord> runs;
+    for (double lr : {0.01, 0.05})
+      for (int seed : {1, 2, 3}) {
+        TrainConfig c = mirror::testing::points_run(/*epochs=*/2, /*batch=*/32, /*logical=*/1, /*train_size=*/256, 64);
+        c.optimizer.learning_rate = lr;
+        c.seed = static_cast<uint64_t>(seed);
+        runs.push_back(read_run(record_config(QString("%1/lr%2-seed%3").arg(root).arg(lr).arg(seed), c).toStdString()));
+      }
+    CompareView view;
+    view.resize(1200, 800);
+    view.show();
+    view.set_runs(runs);
+    QVERIFY(view.group_choice()->isVisibleTo(&view));
+    QVERIFY(view.group_choice()->findText("by learning_rate") >= 0);
+    QVERIFY(view.group_choice()->findText("by seed") >= 0);
+    view.set_grouping("optimizer.learning_rate");
+    const auto series_of = [&view](const QString& name) {
+      QList<QAbstractSeries*> out;
+      for (QAbstractSeries* s : view.loss_chart()->chart()->series())
+        if (s->objectName() == name) out << s;
+      return out;
+    };
+    const auto means = series_of("group_mean"), bands = series_of("group_band");
+    QCOMPARE(means.size(), 2);
+    QCOMPARE(bands.size(), 2);
+    QCOMPARE(view.loss_chart()->chart()->series().size(), 4);  // no run's own line
+    QVERIFY2(means[0]->name().contains("optimizer.learning_rate = 0.01") && means[0]->name().contains("(N=3)"),
+             qPrintable(means[0]->name()));
+    // Each run's loss at its last step lies within its group's band there, and the mean between.
+    for (int g = 0; g < 2; ++g) {
+      auto* band = static_cast<QAreaSeries*>(bands[g]);
+      const QPointF top = band->upperSeries()->points().back(), bottom = band->lowerSeries()->points().back();
+      const QPointF mean = static_cast<QLineSeries*>(means[g])->points().back();
+      QVERIFY(bottom.y() <= mean.y() && mean.y() <= top.y());
+      QVERIFY2(top.y() > bottom.y(), "three seeds left no range");
+    }
+    // The table's swatches follow the groups: the lr 0.05 runs wear the second group's colour.
+    QCOMPARE(view.table()->item(3, 0)->data(Qt::UserRole).value<QColor>(), view.colour(1));
+    QCOMPARE(view.table()->item(5, 0)->data(Qt::UserRole).value<QColor>(), view.colour(1));
+    view.set_grouping("optimizer.learning_rate", /*members=*/true);
+    QCOMPARE(view.loss_chart()->chart()->series().size(), 4 + 6);
+    view.set_grouping("seed");
+    QCOMPARE(series_of("group_mean").size(), 3);
+    QVERIFY(series_of("group_mean")[0]->name().contains("(N=2)"));
+    view.set_grouping("no.such.setting");  // not a setting they differ on: each run again
+    QVERIFY(view.grouping().empty());
+    QCOMPARE(series_of("group_mean").size(), 0);
   }
 };
 
