@@ -44,6 +44,7 @@
 #include "ui/run/run_metrics.h"
 #include "ui/runs/compare_report.h"
 #include "ui/runs/scaling_page.h"
+#include "ui/runs/sweep_page.h"
 #include "ui/widgets/chart_widgets.h"
 #include "ui/widgets/export.h"
 #include "ui/widgets/plain_text.h"
@@ -102,8 +103,12 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   });
   group_choice_ = new QComboBox;
   group_choice_->setObjectName("compare_group");
-  group_choice_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  group_choice_->setMinimumContentsLength(9);
+  // The bar is one line as wide as a projector's page: its boxes are no wider than a few letters
+  // need (the open list shows every item whole).
+  for (QComboBox* box : {x_choice_, second_choice_, group_choice_}) {
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(7);
+  }
   group_choice_->setToolTip("Each run on its own, or the runs that share a setting's value as one line: their mean, "
                             "a band from lowest to highest, and how many runs (N) stand behind it");
   connect(group_choice_, &QComboBox::activated, this, [this](int i) {
@@ -135,6 +140,15 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setMinimumHeight(60);
+  // A click on a column's header sorts the runs by it (numbers as numbers); until then, in the
+  // order compared.
+  table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  table_->horizontalHeader()->setSortIndicatorShown(true);
+  table_->horizontalHeader()->setSectionsClickable(true);
+  connect(table_->horizontalHeader(), &QHeaderView::sectionClicked, this, [this](int column) {
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(column, table_->horizontalHeader()->sortIndicatorOrder());
+  });
   auto* chart_row = new QSplitter(Qt::Horizontal);
   chart_row->addWidget(charts_[0]);
   chart_row->addWidget(charts_[1]);
@@ -153,6 +167,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   pages_ = new QTabWidget;
   pages_->addTab(curves_page_, "Curves");
   pages_->addTab(scaling_page_, "Scaling");
+  sweep_page_ = new SweepPage;
+  pages_->addTab(sweep_page_, "Sweep");
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);
@@ -281,13 +297,18 @@ bool CompareView::eventFilter(QObject* watched, QEvent* event) {
 
 void CompareView::rebuild_scaling() {
   scaling_page_->set_runs(runs_);
+  sweep_page_->set_runs(runs_);
   pages_->setTabEnabled(pages_->indexOf(scaling_page_), scaling_page_->has_study());
-  // Without a study there is one page to show: its tab bar would only take the charts' height.
-  pages_->tabBar()->setVisible(scaling_page_->has_study());
+  pages_->setTabEnabled(pages_->indexOf(sweep_page_), sweep_page_->has_sweep());
+  // Without a study or a sweep there is one page to show: its tab bar would only take the
+  // charts' height.
+  pages_->tabBar()->setVisible(scaling_page_->has_study() || sweep_page_->has_sweep());
 }
 
 void CompareView::rebuild_table() {
   const ComparisonTable t = comparison_table(runs_);
+  table_->setSortingEnabled(false);  // rows stay where they are put while the table fills
+  table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   table_->clear();
   table_->setColumnCount(static_cast<int>(t.header.size()));
   table_->setRowCount(static_cast<int>(t.rows.size()));

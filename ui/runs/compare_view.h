@@ -2,9 +2,10 @@
 // Recorded runs overlaid on shared axes: loss and accuracy, training (smoothed, per step) thick
 // and validation (per epoch) thin with markers, each run in its own colour, dash pattern and
 // marker shape, a failed run drawn over the others, or grouped by a setting as a mean with its
-// range; a table of the settings that differ
-// and the results; a scaling page (throughput, speed-up, where each step's time goes); export
-// as PNG, SVG or a one-page HTML/Markdown report with the charts embedded.
+// range; a table of the settings that differ and the results (sorted by a click on a column); a
+// scaling page (throughput, speed-up, where each step's time goes); a sweep page (parallel
+// coordinates, each setting's importance); export as PNG, SVG or a one-page HTML/Markdown report
+// with the charts embedded.
 
 #include <QColor>
 #include <QWidget>
@@ -30,6 +31,7 @@ class QToolButton;
 
 namespace mirror::ui {
 class ScalingPage;
+class SweepPage;
 }
 
 namespace mirror::ui {
@@ -77,6 +79,7 @@ class CompareView : public QWidget {
   QLabel* scaling_text() const;
   QTabWidget* pages() const { return pages_; }
   QComboBox* group_choice() const { return group_choice_; }
+  SweepPage* sweep_page() const { return sweep_page_; }
   // The picker: checked while the list of every run shows above the comparison. Clicking it asks
   // for the list (list_wanted); set_list_shown() keeps it in step without asking.
   QToolButton* list_button() const { return list_button_; }
@@ -119,6 +122,7 @@ class CompareView : public QWidget {
   QTabWidget* pages_;
   QWidget* curves_page_;
   ScalingPage* scaling_page_;
+  SweepPage* sweep_page_;  // parallel coordinates and each setting's importance
   QChartView* charts_[2];
   QComboBox* second_choice_;
   QComboBox* group_choice_;

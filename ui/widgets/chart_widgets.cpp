@@ -197,8 +197,24 @@ QChartView* new_chart_view(const QString& title) {
   return view;
 }
 
+namespace {
+// A cell that sorts as a number against another number ("9" before "10", "0.003" before "0.03"),
+// else as text; "-" (no value) after every number.
+class ReadOnlyCell : public QTableWidgetItem {
+ public:
+  using QTableWidgetItem::QTableWidgetItem;
+  bool operator<(const QTableWidgetItem& other) const override {
+    bool a_number = false, b_number = false;
+    const double a = text().toDouble(&a_number), b = other.text().toDouble(&b_number);
+    if (a_number && b_number) return a < b;
+    if (a_number != b_number) return a_number;
+    return QTableWidgetItem::operator<(other);
+  }
+};
+}  // namespace
+
 QTableWidgetItem* read_only_cell(const QString& text) {
-  auto* item = new QTableWidgetItem(text);
+  auto* item = new ReadOnlyCell(text);
   item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
   return item;
 }

@@ -50,7 +50,7 @@ void clear_chart(QChart* chart);
 // little larger and bold), so that projector mode's large font reaches charts too. A chart theme
 // resets these: call again after setTheme.
 void apply_chart_fonts(QChart* chart);
-// A cell that can be selected but not edited.
+// A cell that can be selected but not edited; in a sorted table numbers sort as numbers.
 QTableWidgetItem* read_only_cell(const QString& text);
 // The 1-2-5 step (1, 2, 5, 10, 20, ...) that splits [0, span] into at most `ticks` intervals;
 // at least 1 when `whole`.

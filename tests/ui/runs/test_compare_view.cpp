@@ -3,6 +3,7 @@
 // and Markdown reports); runs that differ only in learning rate get no Scaling section.
 #include <QAreaSeries>
 #include <QChart>
+#include <QHeaderView>
 #include <QChartView>
 #include <QFile>
 #include <QImage>
@@ -20,6 +21,7 @@
 #include "mirror/runs/run_reader.h"
 #include "ui/runs/compare_report.h"
 #include "ui/runs/compare_view.h"
+#include "ui/runs/sweep_page.h"
 #include "points_run.h"
 
 using namespace mirror;
@@ -292,6 +294,32 @@ class CompareViewTest : public QObject {
     view.set_grouping("no.such.setting");  // not a setting they differ on: each run again
     QVERIFY(view.grouping().empty());
     QCOMPARE(series_of("group_mean").size(), 0);
+
+    // The table sorts by a click on a column, numbers as numbers: best accuracy, highest last.
+    const int best = column(view.table(), "best_val_accuracy");
+    QVERIFY(best > 0);
+    QTest::mouseClick(view.table()->horizontalHeader()->viewport(), Qt::LeftButton, {},
+                      QPoint(view.table()->horizontalHeader()->sectionViewportPosition(best) + 5, 5));
+    std::vector<double> sorted;
+    for (int r = 0; r < view.table()->rowCount(); ++r) sorted.push_back(view.table()->item(r, best)->text().toDouble());
+    QVERIFY(std::is_sorted(sorted.begin(), sorted.end()) || std::is_sorted(sorted.rbegin(), sorted.rend()));
+    QVERIFY(sorted.front() != sorted.back());
+
+    // The Sweep page: an axis for the learning rate, the seed and the result; the importance of each
+    // in words, the strongest first; a line per run.
+    SweepPage* sweep = view.sweep_page();
+    QVERIFY(sweep->has_sweep());
+    QVERIFY(view.pages()->isTabEnabled(view.pages()->indexOf(sweep)));
+    QCOMPARE(sweep->plot()->axes().size(), size_t{3});
+    QCOMPARE(sweep->plot()->axes().back().key, std::string("best_val_accuracy"));
+    for (size_t run = 0; run < runs.size(); ++run) QVERIFY(sweep->plot()->point(run, 0).has_value());
+    const QString words = sweep->importance()->text();
+    QVERIFY2(words.contains("optimizer.learning_rate") && words.contains("seed") &&
+                 words.contains("Spearman's rank correlation with best_val_accuracy"),
+             qPrintable(words));
+    sweep->metric_choice()->setCurrentIndex(sweep->metric_choice()->findText("final_loss"));
+    QCOMPARE(sweep->plot()->axes().back().key, std::string("final_loss"));
+    QVERIFY(sweep->importance()->text().contains("with final_loss"));
   }
 };
 
