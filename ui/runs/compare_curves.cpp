@@ -106,6 +106,21 @@ void CompareView::rebuild_curves() {
       for (int pass = 0; pass < 2; ++pass)
         for (size_t i = 0; i < runs_.size(); ++i)
           if (failed(runs_[i]) == (pass == 1)) order.push_back(i);
+    // Under the smoothed lines, each run's raw steps faintly (as TensorBoard draws them), where
+    // there is smoothing to show: the curve's noise stays in sight. The axes follow the smoothed.
+    if (smoothing_ > 0)
+      for (const size_t i : order) {
+        auto* raw = new QLineSeries;
+        raw->setObjectName("raw");
+        QColor faint = colour(i);
+        faint.setAlpha(55);
+        raw->setPen(QPen(faint, 1));
+        raw->replace(decimate(curves[i].raw(metrics[m]), width / 2));
+        chart->addSeries(raw);
+        raw->attachAxis(x_axis);
+        raw->attachAxis(y_axis);
+        for (auto* marker_item : chart->legend()->markers(raw)) marker_item->setVisible(false);
+      }
     for (const size_t i : order) {
       const RunRecord& r = runs_[i];
       const QVector<QPointF>& smoothed = curves[i].smoothed(metrics[m]);

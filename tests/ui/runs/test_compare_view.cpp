@@ -44,6 +44,14 @@ int pixels_like(const QImage& image, const QColor& c) {
   return n;
 }
 
+// A chart's series but the faint raw lines under the smoothed ones.
+QList<QAbstractSeries*> drawn(QChart* chart) {
+  QList<QAbstractSeries*> out;
+  for (QAbstractSeries* s : chart->series())
+    if (s->objectName() != "raw") out << s;
+  return out;
+}
+
 int column(const QTableWidget* t, const QString& header) {
   for (int c = 0; c < t->columnCount(); ++c)
     if (t->horizontalHeaderItem(c)->text() == header) return c;
@@ -72,15 +80,18 @@ class CompareViewTest : public QObject {
     view.show();
     view.set_runs(runs);
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    // One line per run in each chart, plus its validation line; the legend names each run once.
+    // One line per run in each chart, plus its validation line, over its raw steps drawn faintly;
+    // the legend names each run once.
     QChart* loss = view.loss_chart()->chart();
-    QCOMPARE(loss->series().size(), 6);
+    QCOMPARE(drawn(loss).size(), 6);
+    QCOMPARE(loss->series().size() - drawn(loss).size(), 3);
+    QVERIFY(loss->series()[0]->objectName() == "raw");  // under the others
     QStringList legend;
     for (auto* marker : loss->legend()->markers())
       if (marker->isVisible()) legend << marker->label();
     QCOMPARE(legend, QStringList({"20261130-100000-a", "20261130-100100-b", "20261130-100200-c"}));
-    auto* first = qobject_cast<QLineSeries*>(loss->series()[0]);
-    auto* second = qobject_cast<QLineSeries*>(loss->series()[2]);
+    auto* first = qobject_cast<QLineSeries*>(drawn(loss)[0]);
+    auto* second = qobject_cast<QLineSeries*>(drawn(loss)[2]);
     QVERIFY(first && second);
     QVERIFY(first->color() != second->color());
     QCOMPARE(first->color(), view.colour(0));
@@ -92,7 +103,7 @@ class CompareViewTest : public QObject {
     QCOMPARE(x_max(), 1024.0);
     view.set_x_axis(XAxis::kEpoch);
     QCOMPARE(x_max(), 2.0);
-    first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    first = qobject_cast<QLineSeries*>(drawn(loss)[0]);
     QCOMPARE(first->at(15).x(), 1.0);  // the last step of epoch 1
     double train_end = 0, wall_end = 0;
     for (const auto& r : runs) {
@@ -107,12 +118,16 @@ class CompareViewTest : public QObject {
     // Smoothing off shows the raw steps; the log axis is for the loss.
     view.set_x_axis(XAxis::kStep);
     view.set_smoothing(0);
+    QCOMPARE(loss->series().size(), drawn(loss).size());  // no faint raw line under a raw one
     first = qobject_cast<QLineSeries*>(loss->series()[0]);
     QCOMPARE(first->at(0).y(), runs[0].steps[0].loss);
     view.set_smoothing(0.9);
-    first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    first = qobject_cast<QLineSeries*>(drawn(loss)[0]);
     QCOMPARE(first->at(0).y(), runs[0].steps[0].loss);  // debiased: the first point is the raw one
     QVERIFY(first->at(5).y() != runs[0].steps[5].loss);
+    auto* raw = qobject_cast<QLineSeries*>(loss->series()[0]);  // and under it, the steps as they were
+    QCOMPARE(raw->at(5).y(), runs[0].steps[5].loss);
+    QVERIFY(raw->pen().widthF() < first->pen().widthF() && raw->color().alpha() < 255);
     view.set_log_loss(true);
     QVERIFY(qobject_cast<QLogValueAxis*>(loss->axes(Qt::Vertical)[0]) != nullptr);
     QVERIFY(qobject_cast<QValueAxis*>(view.accuracy_chart()->chart()->axes(Qt::Vertical)[0]) != nullptr);
@@ -120,7 +135,7 @@ class CompareViewTest : public QObject {
     // A dark theme keeps each run's colour; projector lines are thicker.
     view.set_dark(true);
     view.set_line_width(4);
-    first = qobject_cast<QLineSeries*>(loss->series()[0]);
+    first = qobject_cast<QLineSeries*>(drawn(loss)[0]);
     QCOMPARE(first->color(), view.colour(0));
     QCOMPARE(first->pen().widthF(), 4.0);
     view.set_dark(false);
@@ -188,7 +203,7 @@ class CompareViewTest : public QObject {
     view.set_runs(runs);
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     for (QChartView* chart : {view.loss_chart(), view.accuracy_chart()}) {
-      const QList<QAbstractSeries*> series = chart->chart()->series();
+      const QList<QAbstractSeries*> series = drawn(chart->chart());
       QCOMPARE(series.size(), 6);  // per run: training, then validation
       QStringList training;
       for (int i = 0; i < series.size(); i += 2) training << series[i]->name();
@@ -272,7 +287,7 @@ class CompareViewTest : public QObject {
     const auto means = series_of("group_mean"), bands = series_of("group_band");
     QCOMPARE(means.size(), 2);
     QCOMPARE(bands.size(), 2);
-    QCOMPARE(view.loss_chart()->chart()->series().size(), 4);  // no run's own line
+    QCOMPARE(view.loss_chart()->chart()->series().size(), 4);  // no run's own line, raw or smoothed
     QVERIFY2(means[0]->name().contains("optimizer.learning_rate = 0.01") && means[0]->name().contains("(N=3)"),
              qPrintable(means[0]->name()));
     // Each run's loss at its last step lies within its group's band there, and the mean between.
