@@ -1,4 +1,4 @@
-// Tested by tests/ui/window/test_teacher_fixes.cpp.
+// Tested by tests/ui/runs/test_scaling_page.cpp and tests/ui/runs/test_sweeps.cpp.
 #include "ui/runs/reading_details.h"
 
 #include <QLabel>

@@ -235,6 +235,30 @@ class ClassroomTest : public QObject {
 
  private:
   const ScopedRunsFolder runs_{{}, /*own_lessons=*/true};
+
+  void theFailureBannerGoesWithItsLessonAndTheLessonSaysWhichRunTrains() {
+    MainWindow w(/*restore_settings=*/false);
+    w.resize(1200, 800);
+    w.show();
+    QStringList progress;
+    auto* label = w.findChild<QLabel*>("sweep_progress");
+    QVERIFY(label);
+    connect(w.launcher(), &RunLauncher::run_begun, this, [&] { progress << (label->isHidden() ? QString() : label->text()); });
+    QSignalSpy swept(&w, &MainWindow::sweep_finished);
+    QVERIFY(w.open_lesson("broken-sync", /*max_steps=*/40));
+    if (!w.lesson_training()) w.start_lesson();  // recorded by an earlier run of this test: train again
+    QVERIFY(w.lesson_training());
+    QVERIFY(swept.wait(120000));
+    QCOMPARE(progress.size(), 2);
+    QCOMPARE(progress[0], QString("Run 1 of 2: in sync"));
+    QVERIFY2(progress[1].startsWith("Run 2 of 2: replica 1 nudged"), qPrintable(progress[1]));
+    QVERIFY(label->isHidden());  // the lesson's runs are done
+
+    QVERIFY2(!w.error_banner()->isHidden(), "the broken-sync run should have failed, as the lesson means");
+    QVERIFY(w.error_banner()->text().contains("as the lesson means it to"));
+    w.lesson_dock()->close();
+    QVERIFY(w.error_banner()->isHidden());
+  }
 };
 
 QTEST_MAIN(ClassroomTest)

@@ -1,5 +1,6 @@
 // The Learned tab (confusion matrix, examples, decision regions) and the Data tab's scatter plot,
 // driven by a real run and by a recorded one; on Qt's offscreen platform.
+#include <memory>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -26,6 +27,8 @@
 #include "ui/widgets/point_plot.h"
 #include "points_run.h"
 #include "../scoped_runs_folder.h"
+#include "ui/window/main_window.h"
+#include "../ui_test_helpers.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -319,6 +322,26 @@ class LearnedViewTest : public QObject {
     QCOMPARE(gaps, 0);
     QVERIFY(panel.dataset());
     QCOMPARE(panel.dataset()->info().name, std::string("spirals"));
+  }
+
+  void aFinishedRunsLearnedTabKeepsItsOwnClassNamesAndPoints() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 1);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(train_to_end(*w));
+    LearnedView* learned = w->learned_view();
+    QVERIFY(learned->shown());
+    const QString name = learned->per_class()->item(0, 0)->text();
+    QCOMPARE(name, QString("0 class 0"));  // blobs' own class names
+    QVERIFY2(learned->examples()->item(0)->text().contains("at ("), qPrintable(learned->examples()->item(0)->text()));
+
+    // Another dataset loaded after the run: the run's tab still speaks of blobs.
+    w->dataset_panel()->set_dataset("xor");
+    w->dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset() &&
+                                 w->dataset_panel()->dataset()->info().name == "xor", 30000);
+    QCOMPARE(learned->per_class()->item(0, 0)->text(), name);
+    QVERIFY2(learned->examples()->item(0)->text().contains("at ("), qPrintable(learned->examples()->item(0)->text()));
   }
 };
 

@@ -1,5 +1,10 @@
 // Models in and out of the window: a Keras model file opened into the model editor and trained,
 // and File → Export model…'s dialog writing a recorded run's model.
+#include <QTimer>
+#include <QTableWidget>
+#include <QFileInfo>
+#include <QDir>
+#include <QApplication>
 #include <QRadioButton>
 #include <QComboBox>
 #include <QLineEdit>
@@ -20,11 +25,44 @@
 #include "../setup/training_settings.h"
 #include "ui/window/main_window.h"
 #include "../ui_test_helpers.h"
+#include "ui/runs/runs_browser.h"
+#include "mirror/runs/run_writer.h"
 
 using namespace mirror;
 using namespace mirror::ui;
 
 namespace {
+// Calls `look` on the modal dialog `trigger` opens, once it is up, then closes whatever is modal.
+// Returns false when no modal dialog came up.
+bool with_modal(const std::function<void()>& trigger, const std::function<void(QWidget*)>& look) {
+  bool seen = false;
+  QTimer poll;
+  poll.setInterval(20);
+  int tries = 0;
+  QObject::connect(&poll, &QTimer::timeout, [&] {
+    QWidget* modal = QApplication::activeModalWidget();
+    if (!modal) {
+      if (++tries > 500) poll.stop();
+      return;
+    }
+    poll.stop();
+    seen = true;
+    look(modal);
+    if (auto* d = qobject_cast<QDialog*>(modal)) d->reject();
+    else modal->close();
+  });
+  poll.start();
+  trigger();
+  poll.stop();
+  return seen;
+}
+
+QAction* action_named(QWidget& w, const QString& text) {
+  for (QAction* a : w.findChildren<QAction*>())
+    if (a->text() == text) return a;
+  return nullptr;
+}
+
 // A Keras 2 model.to_json() of a small MLP for 2-D points (3 classes), with its InputLayer.
 constexpr const char* kKerasMlp = R"({"class_name": "Sequential", "keras_version": "2.11.0", "backend": "tensorflow",
   "config": {"name": "keras_mlp", "layers": [
@@ -96,6 +134,51 @@ class ModelExchangeTest : public QObject {
     QVERIFY(!dialog.export_now());
     QVERIFY2(dialog.error().contains("run.json"), qPrintable(dialog.error()));
     QVERIFY(dialog.written().isEmpty());
+  }
+
+  void exportTakesTheRunSelectedOnTheRunsPageAndLetsItChange() {
+    const QString root = QString::fromStdString(default_runs_root());
+    for (const char* name : {"20261130-100000-a", "20261130-100100-b", "20261130-100200-c"})
+      QDir(root + "/" + name).removeRecursively();  // from an earlier run of this test
+    const QStringList runs = record_three_runs(root);
+    write_meta(runs[2].toStdString(), RunMeta{"lr 0.1 on 4 devices", {}, {}});  // a run the person named
+    MainWindow w(/*restore_settings=*/false);
+    w.resize(1200, 800);
+    w.show();
+    RunsBrowser* browser = w.runs_browser();
+    QTRY_VERIFY_WITH_TIMEOUT(!browser->loading() && browser->run_dirs().contains(runs[2]), 30000);
+    // Two runs selected to compare; the second one clicked last.
+    browser->select_runs({runs[0], runs[1]});
+    int row_b = -1;
+    for (int r = 0; r < browser->table()->rowCount(); ++r)
+      if (browser->table()->item(r, 0) && browser->table()->item(r, 0)->data(Qt::UserRole).toString() == runs[1]) row_b = r;
+    QVERIFY(row_b >= 0);
+    browser->table()->setCurrentCell(row_b, 0, QItemSelectionModel::NoUpdate);
+    QCOMPARE(browser->focused_run(), runs[1]);
+
+    QAction* export_action = action_named(w, "Export model…");
+    QVERIFY(export_action);
+    QString first, picked, folder, named, unnamed;
+    bool was_export = false, best_follows = false;
+    QVERIFY(with_modal([&] { export_action->trigger(); }, [&](QWidget* modal) {
+      auto* d = qobject_cast<ExportModelDialog*>(modal);
+      was_export = d != nullptr;
+      if (!d) return;
+      first = d->run_dir();
+      d->run_box()->setCurrentIndex(d->run_box()->findData(runs[2]));
+      picked = d->run_dir();
+      named = d->run_box()->currentText();
+      unnamed = d->run_box()->itemText(d->run_box()->findData(runs[0]));
+      folder = d->folder()->text();
+      best_follows = d->best()->isEnabled() == QFileInfo::exists(QDir(runs[2]).filePath("checkpoints/best.pt"));
+    }));
+    QVERIFY2(was_export, "File → Export model… did not open the export dialog (it asked for a folder)");
+    QCOMPARE(first, runs[1]);
+    QCOMPARE(picked, runs[2]);
+    QCOMPARE(named, QString("lr 0.1 on 4 devices"));  // as the runs list names it, not its folder
+    QCOMPARE(unnamed, QDir(runs[0]).dirName());
+    QCOMPARE(folder, QDir(runs[2]).filePath("export"));
+    QVERIFY(best_follows);
   }
 };
 

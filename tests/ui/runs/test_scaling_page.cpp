@@ -2,6 +2,7 @@
 // 1 and 2 logical devices, the curve predicted from the runs' step timelines (at the measured
 // counts and on to 512 devices), a link to choose, and the sentence that says where the run
 // becomes communication-bound; runs recorded without timelines say why there is no prediction.
+#include <QToolButton>
 #include <QApplication>
 #include <QChart>
 #include <QGraphicsTextItem>
@@ -253,6 +254,20 @@ class ScalingPageTest : public QObject {
              qPrintable(page.prediction_reading()->text()->text()));
     QVERIFY(page.whatif_chart()->chart()->series().isEmpty());
     QVERIFY(!series_named(page.throughput_chart(), "scaling_predicted"));
+  }
+
+  void theScalingParagraphIsInPlainWordsWithTheFiguresBehindDetails() {
+    ReadingWithDetails reading;
+    reading.set_text("With 1 replica the model trained on 100 examples a second.", "Baseline: 1 replica with 2 threads.");
+    reading.show();
+    QVERIFY(!reading.toggle()->isHidden());
+    QVERIFY(reading.details()->isHidden());
+    reading.toggle()->click();
+    QVERIFY(!reading.details()->isHidden());
+    QCOMPARE(reading.details()->text(), QString("Baseline: 1 replica with 2 threads."));
+    reading.set_text("Select two or more runs.");
+    QVERIFY(reading.toggle()->isHidden());
+    QVERIFY(reading.details()->isHidden());
   }
 };
 

@@ -4,6 +4,9 @@
 // where the preset's dataset is not on this machine, both take the registry's stand-in
 // (resolve_dataset), which the command line trains with --dataset.
 // Keras' cache is a folder of the test's own: empty, then holding a small reuters.npz.
+#include <memory>
+#include <QPushButton>
+#include <QComboBox>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -26,6 +29,8 @@
 #include "ui/setup/training_panel.h"
 #include "ui/window/main_window.h"
 #include "../../core/test_paths.h"
+#include "ui/setup/model_panel.h"
+#include "../ui_test_helpers.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -187,6 +192,26 @@ class PresetsTest : public QObject {
       diff = differing(w.current_config(), loaded);
       QVERIFY2(diff.isEmpty(), qPrintable("changed and back: " + diff));
     }
+  }
+
+  void thePresetBoxFollowsTheOfferedPreset() {
+    std::unique_ptr<MainWindow> w;
+    open_small_window(w, 1);
+    if (QTest::currentTestFailed()) return;
+    w->apply_preset("fashion-cnn");
+    QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading(), 60000);
+    ModelPanel* m = w->model_panel();
+    QCOMPARE(m->preset_box()->currentText(), QString("fashion-cnn"));
+    w->dataset_panel()->set_dataset("spirals");
+    w->dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset() &&
+                                 w->dataset_panel()->dataset()->info().name == "spirals", 30000);
+    QCOMPARE(m->offered_preset(), QString("spirals-mlp"));
+    m->offer_button()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(w->train_action()->isEnabled(), 30000);
+    QCOMPARE(m->preset_box()->currentText(), QString("spirals-mlp"));
+    TrainConfig c = w->current_config();
+    QCOMPARE(QString::fromStdString(c.preset), QString("spirals-mlp"));
   }
 };
 
