@@ -233,9 +233,6 @@ class ClassroomTest : public QObject {
     QVERIFY(y->max() >= 9.9);
   }
 
- private:
-  const ScopedRunsFolder runs_{{}, /*own_lessons=*/true};
-
   void theFailureBannerGoesWithItsLessonAndTheLessonSaysWhichRunTrains() {
     MainWindow w(/*restore_settings=*/false);
     w.resize(1200, 800);
@@ -259,6 +256,9 @@ class ClassroomTest : public QObject {
     w.lesson_dock()->close();
     QVERIFY(w.error_banner()->isHidden());
   }
+
+ private:
+  const ScopedRunsFolder runs_{{}, /*own_lessons=*/true};
 };
 
 QTEST_MAIN(ClassroomTest)
