@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QLabel>
+#include <QMainWindow>
 #include <QTabWidget>
 
 #include <algorithm>
@@ -11,13 +12,12 @@
 #include "mirror/runs/lesson.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/runs/x_axis.h"
+#include "mirror/train/config.h"
 #include "mirror/util/error.h"
 #include "ui/classroom/lesson_panel.h"
 #include "ui/run/run_launcher.h"
 #include "ui/runs/compare_view.h"
-#include "ui/setup/dataset_panel.h"
 #include "ui/widgets/dock_title_bar.h"
-#include "ui/window/main_window.h"
 
 namespace mirror::ui {
 
@@ -40,37 +40,39 @@ void show_outcome(LessonPanel* panel, size_t index, const LessonRunOutcome& outc
 }
 }  // namespace
 
-LessonController::LessonController(MainWindow* window) : QObject(window), window_(window) {}
+LessonController::LessonController(LessonHost host) : QObject(host.window), host_(std::move(host)) {}
+
+bool LessonController::busy() const { return host_.launcher->running() || host_.launcher->sweeping(); }
 
 void LessonController::open_dialog() {
-  LessonsDialog dialog(window_);
+  LessonsDialog dialog(host_.window);
   if (dialog.exec() == QDialog::Accepted && !dialog.chosen().isEmpty()) open(dialog.chosen());
 }
 
 void LessonController::make_dock() {
   if (dock_) return;
-  dock_ = new QDockWidget("Lesson", window_);
+  dock_ = new QDockWidget("Lesson", host_.window);
   dock_->setObjectName("lesson_dock");
   use_own_title_bar(dock_);  // projector type reaches its title too
   panel_ = new LessonPanel;
   dock_->setWidget(panel_);
-  window_->addDockWidget(Qt::RightDockWidgetArea, dock_);
+  host_.window->addDockWidget(Qt::RightDockWidgetArea, dock_);
   connect(panel_, &LessonPanel::run_requested, this, &LessonController::start);
   // Closing the lesson takes its banner with it: opening the lesson cleared the banner, so what
   // it says now is the lesson's (a run that failed, one that could not start). Hidden by its
   // window being minimised or another dock's tab is not closed: the dock is not hidden then.
   connect(dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-    if (!visible && dock_->isHidden()) window_->error_banner()->setVisible(false);
-    window_->fold_setup();  // an open lesson gives the pages the width
+    if (!visible && dock_->isHidden()) host_.banner->setVisible(false);
+    host_.fold_setup();  // an open lesson gives the pages the width
   });
   connect(panel_, &LessonPanel::compare_requested, this, [this] {
-    window_->compare_view()->set_x_axis(lesson_axis(panel_->lesson()));
-    window_->compare_runs(dirs_);
+    host_.compare->set_x_axis(lesson_axis(panel_->lesson()));
+    host_.compare_runs(dirs_);
   });
 }
 
 bool LessonController::open(const QString& name_or_path, int64_t max_steps) {
-  if (window_->running() || window_->sweeping()) {
+  if (busy()) {
     Q_EMIT problem("a run is training: stop it (Ctrl+.) or let it finish, then open the lesson.", "Cannot open the lesson:");
     return false;
   }
@@ -86,13 +88,13 @@ bool LessonController::open(const QString& name_or_path, int64_t max_steps) {
   make_dock();
   max_steps_ = max_steps;
   dirs_.clear();
-  window_->error_banner()->setVisible(false);
+  host_.banner->setVisible(false);
   panel_->show_lesson(lesson, plan.notes);
   dock_->setWindowTitle("Lesson: " + QString::fromStdString(lesson.title));
   dock_->show();
   dock_->raise();
   // A side column wide enough to read (a quarter of the window), never pushing the window wider.
-  window_->resizeDocks({dock_}, {std::max(240, window_->width() / 4)}, Qt::Horizontal);
+  host_.window->resizeDocks({dock_}, {std::max(240, host_.window->width() / 4)}, Qt::Horizontal);
   const std::vector<std::string> recorded = recorded_lesson_runs(default_runs_root(), lesson);
   if (recorded.empty()) {
     start();
@@ -113,7 +115,7 @@ bool LessonController::open(const QString& name_or_path, int64_t max_steps) {
 }
 
 void LessonController::start() {
-  if (!panel_ || window_->running() || window_->sweeping()) return;
+  if (!panel_ || busy()) return;
   const Lesson lesson = panel_->lesson();
   LessonPlan plan;
   try {
@@ -127,11 +129,10 @@ void LessonController::start() {
   training_ = true;
   position_ = 0;
   dirs_.clear();
-  window_->compare_view()->set_x_axis(lesson_axis(lesson));
-  window_->views()->setCurrentIndex(0);
-  window_->launcher()->start_sweep(std::move(plan.points), lesson.scaling, window_->current_config(),
-                                   window_->dataset_panel()->dataset(), lesson.name);
-  if (!window_->sweeping()) training_ = false;  // refused: the banner says why
+  host_.compare->set_x_axis(lesson_axis(lesson));
+  host_.show_live();
+  host_.launcher->start_sweep(std::move(plan.points), lesson.scaling, host_.config(), host_.dataset(), lesson.name);
+  if (!host_.launcher->sweeping()) training_ = false;  // refused: the banner says why
 }
 
 void LessonController::run_begun() {
@@ -160,8 +161,8 @@ void LessonController::show_runs(const QStringList& dirs, const QString& source)
   dirs_ = dirs;
   panel_->set_source(dirs.isEmpty() ? QString() : source);
   if (dirs.isEmpty()) return;
-  window_->compare_view()->set_x_axis(lesson_axis(panel_->lesson()));
-  window_->compare_runs(dirs);  // the comparison is what the class looks at: it gets the page
+  host_.compare->set_x_axis(lesson_axis(panel_->lesson()));
+  host_.compare_runs(dirs);  // the comparison is what the class looks at: it gets the page
 }
 
 }  // namespace mirror::ui

@@ -9,25 +9,46 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 
 class QDockWidget;
+class QLabel;
+class QMainWindow;
 
 namespace mirror {
+class Dataset;
 struct RunFinished;
-}
+struct TrainConfig;
+}  // namespace mirror
 
 namespace mirror::ui {
 
+class CompareView;
 class LessonPanel;
-class MainWindow;
+class RunLauncher;
+
+// What lessons need of the window that holds them, and nothing more (the window fills it in; a
+// test can too). Everything here outlives the controller.
+struct LessonHost {
+  QMainWindow* window = nullptr;    // holds the Lesson dock
+  RunLauncher* launcher = nullptr;  // trains the lesson's runs, one sweep
+  CompareView* compare = nullptr;   // takes the lesson's x axis
+  QLabel* banner = nullptr;         // hidden when the lesson is opened and when its dock closes
+  std::function<TrainConfig()> config;                      // the settings the runs start from
+  std::function<std::shared_ptr<const Dataset>()> dataset;  // the data loaded, if any
+  std::function<void(const QStringList&)> compare_runs;     // the runs compared, given the page
+  std::function<void()> show_live;                          // the Live page, as a lesson trains
+  std::function<void()> fold_setup;                         // an open lesson gives the pages the width
+};
 
 class LessonController : public QObject {
   Q_OBJECT
  public:
-  // Lessons in `window` (which outlives this): its launcher trains them, its Runs page compares
-  // them, its banner says what went wrong (through problem()), and the banner goes when the
-  // lesson's dock is closed. GUI thread only.
-  explicit LessonController(MainWindow* window);
+  // Lessons in `host.window`: its launcher trains them, its Runs page compares them, its banner
+  // says what went wrong (through problem()), and the banner goes when the lesson's dock is
+  // closed. GUI thread only.
+  explicit LessonController(LessonHost host);
 
   // Opens a lesson (a name as Help → Lessons… lists it, or the path of a lesson's .json file) in
   // the Lesson dock. Its runs, when recorded before (`mirrortrain lesson`, or an earlier class),
@@ -62,8 +83,9 @@ class LessonController : public QObject {
   void show_runs(const QStringList& dirs, const QString& source);
   // The dock and its panel, made when the first lesson opens.
   void make_dock();
+  bool busy() const;  // a run or sweep trains
 
-  MainWindow* window_;
+  LessonHost host_;
   QDockWidget* dock_ = nullptr;
   LessonPanel* panel_ = nullptr;
   int64_t max_steps_ = 0;

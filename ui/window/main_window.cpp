@@ -88,12 +88,16 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   quit_ = new QuitAndResume(this, launcher_, settings_.get());
   connect(quit_, &QuitAndResume::resume_requested, this, [this](const QString& dir) { resume_run(dir); });
-  lessons_ = new LessonController(this);
-  connect(lessons_, &LessonController::problem, this, &MainWindow::show_error);
   live_page_ = new LivePage(launcher_->live());
   runs_page_ = new RunsPage;
   browser_ = runs_page_->browser();
   compare_ = runs_page_->compare();
+  lessons_ = new LessonController(LessonHost{this, launcher_, compare_, banner_,
+                                             [this] { return current_config(); },
+                                             [this] { return dataset_->dataset(); },
+                                             [this](const QStringList& dirs) { compare_runs(dirs); },
+                                             [this] { views_->setCurrentIndex(0); }, [this] { fold_setup(); }});
+  connect(lessons_, &LessonController::problem, this, &MainWindow::show_error);
   views_ = new QTabWidget;
   views_->setObjectName("views");
   learned_ = new LearnedView(launcher_->live());
