@@ -107,7 +107,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   // need (the open list shows every item whole).
   for (QComboBox* box : {x_choice_, second_choice_, group_choice_}) {
     box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    box->setMinimumContentsLength(7);
+    box->setMinimumContentsLength(box == group_choice_ ? 8 : 7);  // "each run" whole
   }
   group_choice_->setToolTip("Each run on its own, or the runs that share a setting's value as one line: their mean, "
                             "a band from lowest to highest, and how many runs (N) stand behind it");
