@@ -20,6 +20,8 @@
 #include "ui/classroom/strategy_view.h"
 #include "ui/live/metric_chart.h"
 #include "ui/setup/dataset_panel.h"
+#include "ui/run/run_launcher.h"
+#include "ui/setup/setup_tabs.h"
 #include "ui/window/main_window.h"
 
 namespace {
@@ -58,13 +60,13 @@ double thread_cpu_seconds() {
 GuiResult gui(const mirror::TrainConfig& c, std::shared_ptr<const mirror::Dataset> data, bool probe,
               bool strategy = false) {
   mirror::ui::MainWindow w(/*restore_settings=*/false);
-  w.set_recording(false);  // the headless run records nothing either
+  w.launcher()->set_recording(false);  // the headless run records nothing either
   w.resize(1440, 900);
   w.show();
   if (strategy) w.views()->setCurrentWidget(w.strategy_view());
   // The window loads its default dataset in the background when it opens: let that finish, so the
   // run competes with the window's work while training, not with its start-up.
-  while (w.dataset_panel()->loading()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  while (w.setup()->dataset_panel()->loading()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
   GuiResult r;
   constexpr int kTickMs = 10;
   QElapsedTimer clock;

@@ -32,6 +32,9 @@
 #include "mirror/util/version.h"
 #include "ui/runs/compare_view.h"
 #include "ui/setup/dataset_panel.h"
+#include "ui/run/run_launcher.h"
+#include "ui/setup/setup_tabs.h"
+#include "ui/window/lesson_controller.h"
 #include "ui/window/main_window.h"
 
 namespace {
@@ -124,7 +127,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (cli.isSet(preset)) window.apply_preset(cli.value(preset));
+  if (cli.isSet(preset)) window.setup()->apply_preset(cli.value(preset));
   if (cli.isSet(pace)) {
     bool ok = false;
     const double steps = cli.value(pace).toDouble(&ok);
@@ -140,17 +143,17 @@ int main(int argc, char** argv) {
   if (cli.isSet(group_by)) window.compare_view()->set_grouping(cli.value(group_by).toStdString());
   if (cli.isSet(compare)) window.compare_runs(cli.values(compare));
   if (view_index >= 0) window.views()->setCurrentIndex(view_index);
-  if (cli.isSet(lesson) && !window.open_lesson(cli.value(lesson)))
+  if (cli.isSet(lesson) && !window.lessons()->open(cli.value(lesson)))
     say(QString("--lesson %1: %2").arg(cli.value(lesson), window.error_banner()->text()));
   if (cli.isSet(train) || cli.isSet(scaling)) {
     auto* poll = new QTimer(&window);
     QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, view_index, study = cli.isSet(scaling)] {
-      if (window.dataset_panel()->loading()) return;
+      if (window.setup()->dataset_panel()->loading()) return;
       poll->stop();
       if (study) window.start_scaling_study();
       else window.start_training();
       if (view_index >= 0) window.views()->setCurrentIndex(view_index);  // starting shows the Live page
-      if (!window.running() && !window.sweeping())  // say why rather than sit there
+      if (!window.launcher()->running() && !window.launcher()->sweeping())  // say why rather than sit there
         say(QString("%1 did not start: %2")
                 .arg(study ? "--scaling-study" : "--train",
                      window.train_blocked_label()->text().isEmpty() ? window.train_action()->toolTip()

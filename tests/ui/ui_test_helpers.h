@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the ui tests: a small window ready to train, and short runs recorded for the runs page.
+// Shared by the ui tests: small settings and a small window ready to train, and short runs recorded for the runs page.
 // QTRY_* return from the function on failure: callers check QTest::currentTestFailed() after.
 // LibTorch-free: the runs are trained in ui_test_support.cpp, compiled once for every ui test.
 
@@ -16,27 +16,35 @@
 #include "mirror/train/config.h"
 #include "setup/training_settings.h"
 #include "ui/setup/dataset_panel.h"
+#include "ui/setup/setup_tabs.h"
 #include "ui/setup/training_panel.h"
+#include "ui/live/live_page.h"
+#include "ui/run/live_run.h"
+#include "ui/run/run_launcher.h"
+#include "ui/window/lesson_controller.h"
 #include "ui/window/main_window.h"
 
 namespace mirror::ui {
 
-// A window on the small blobs set with the spirals MLP: fast enough to train in a test.
-// QTRY_* return from the function on failure, hence the out parameter.
+// The settings tabs alone on the small blobs set with the spirals MLP: fast enough to train in a
+// test. QTRY_* return from the function on failure: callers check QTest::currentTestFailed().
+inline void open_small_setup(SetupTabs& t, int epochs) {
+  t.apply_preset("spirals-mlp");
+  t.open_dataset("blobs", {});
+  QTRY_VERIFY_WITH_TIMEOUT(!t.dataset_panel()->loading() && t.dataset() && t.dataset()->info().name == "blobs", 30000);
+  set_training(t.training_panel(), "adam", 0.01, 64, epochs);
+}
+
+// A window with those settings, shown; hence the out parameter.
 inline void open_small_window(std::unique_ptr<MainWindow>& w, int epochs) {
   w = std::make_unique<MainWindow>(/*restore_settings=*/false);
   w->resize(1200, 800);
   w->show();
-  w->apply_preset("spirals-mlp");
-  w->dataset_panel()->set_dataset("blobs");
-  w->dataset_panel()->load();
-  QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset() &&
-                               w->dataset_panel()->dataset()->info().name == "blobs", 30000);
-  set_training(w->training_panel(), "adam", 0.01, 64, epochs);
+  open_small_setup(*w->setup(), epochs);
 }
 
 // Starts `w`'s run from its Train action and waits up to `ms` for its end: whether it ended.
-// Callers write QVERIFY(train_to_end(w)), then read w.last_result().
+// Callers write QVERIFY(train_to_end(w)), then read w.launcher()->live()->last_result().
 inline bool train_to_end(MainWindow& w, int ms = 60000) {
   QSignalSpy done(&w, &MainWindow::run_finished);
   w.train_action()->trigger();
@@ -46,7 +54,7 @@ inline bool train_to_end(MainWindow& w, int ms = 60000) {
 // Starts `w`'s run and waits up to 30 s until it has taken more than `steps` steps: whether it did.
 inline bool train_past(MainWindow& w, int64_t steps) {
   w.train_action()->trigger();
-  return QTest::qWaitFor([&] { return w.metrics().steps() > steps; }, 30000);
+  return QTest::qWaitFor([&] { return w.launcher()->live()->metrics().steps() > steps; }, 30000);
 }
 
 // Trains `c` to its end on this thread, recorded in `dir` as mirrortrain records it; returns `dir`.

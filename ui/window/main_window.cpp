@@ -4,12 +4,10 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QFrame>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScreen>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -18,14 +16,11 @@
 #include <QWindow>
 
 #include <algorithm>
-#include <optional>
 
 #include "mirror/data/dataset.h"
 #include "mirror/data/dataset_registry.h"
 #include "mirror/model/presets.h"
-#include "mirror/model/shape.h"
 #include "mirror/runs/lesson.h"
-#include "mirror/util/error.h"
 #include "ui/classroom/learned_view.h"
 #include "ui/classroom/lesson_panel.h"
 #include "ui/classroom/strategy_view.h"
@@ -36,15 +31,10 @@
 #include "ui/runs/compare_view.h"
 #include "ui/runs/runs_browser.h"
 #include "ui/runs/runs_page.h"
-#include "ui/setup/dataset_panel.h"
-#include "ui/setup/devices_panel.h"
-#include "ui/setup/launch_dialog.h"
-#include "ui/setup/model_panel.h"
-#include "ui/setup/training_panel.h"
+#include "ui/setup/setup_tabs.h"
 #include "ui/widgets/plain_text.h"
 #include "ui/window/lesson_controller.h"
 #include "ui/window/presentation.h"
-#include "ui/window/preset_choice.h"
 #include "ui/window/status_line.h"
 #include "ui/window/sweep_progress.h"
 #include "ui/window/window_settings.h"
@@ -52,14 +42,6 @@
 namespace mirror::ui {
 
 namespace {
-QWidget* scrolled(QWidget* w) {
-  auto* s = new QScrollArea;
-  s->setWidget(w);
-  s->setWidgetResizable(true);
-  s->setFrameShape(QFrame::NoFrame);
-  return s;
-}
-
 // The preset a first start opens: the default one where its dataset is installed, else spirals-mlp.
 QString first_preset() {
   return dataset_present(config_from_preset(kDefaultPreset).dataset) ? kDefaultPreset : "spirals-mlp";
@@ -70,16 +52,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
     : QMainWindow(parent), settings_(restore_settings ? std::make_unique<WindowSettings>() : nullptr) {
   setWindowTitle("Mirror Workbench");
   launcher_ = new RunLauncher(this);
-  dataset_ = new DatasetPanel;
-  model_ = new ModelPanel;
-  training_ = new TrainingPanel;
-  devices_ = new DevicesPanel;
-  tabs_ = new QTabWidget;
-  tabs_->addTab(scrolled(dataset_), "Data");
-  tabs_->addTab(scrolled(model_), "Model");
-  tabs_->addTab(scrolled(training_), "Training");
-  tabs_->addTab(scrolled(devices_), "Devices");
-  tabs_->setMinimumWidth(380);
+  setup_ = new SetupTabs;
 
   banner_ = new QLabel;
   banner_->setWordWrap(true);
@@ -94,7 +67,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   compare_ = runs_page_->compare();
   lessons_ = new LessonController(LessonHost{this, launcher_, compare_, banner_,
                                              [this] { return current_config(); },
-                                             [this] { return dataset_->dataset(); },
+                                             [this] { return setup_->dataset(); },
                                              [this](const QStringList& dirs) { compare_runs(dirs); },
                                              [this] { views_->setCurrentIndex(0); }, [this] { fold_setup(); }});
   connect(lessons_, &LessonController::problem, this, &MainWindow::show_error);
@@ -140,7 +113,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   right_layout->addWidget(views_, 1);
   auto* split = new QSplitter;
   split->setObjectName("main_split");
-  split->addWidget(tabs_);
+  split->addWidget(setup_);
   split->addWidget(right);
   split->setStretchFactor(1, 1);
   // The settings tabs scroll (so a 720-pixel projector fits); start them wide enough not to.
@@ -154,19 +127,13 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
   connect(quit_, &QuitAndResume::status, status_, &QLabel::setText);
   build_actions();
 
-  connect(dataset_, &DatasetPanel::dataset_changed, this, &MainWindow::on_dataset_changed);
-  connect(dataset_, &DatasetPanel::loading_changed, this, &MainWindow::update_train_enabled);
-  connect(model_, &ModelPanel::model_changed, this, &MainWindow::update_train_enabled);
-  connect(model_, &ModelPanel::preset_chosen, this, &MainWindow::apply_preset);
-  connect(training_, &TrainingPanel::changed, this, [this] {
-    devices_->set_batch_size(training_->batch_size());
-    update_train_enabled();
-  });
-  connect(devices_, &DevicesPanel::changed, this, &MainWindow::update_train_enabled);
-  connect(devices_, &DevicesPanel::launch_command_requested, this, [this] {
-    auto* dialog = new LaunchDialog(current_config(), devices_->processes(), this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->open();
+  connect(setup_, &SetupTabs::changed, this, &MainWindow::update_train_enabled);
+  connect(setup_, &SetupTabs::dataset_changed, this, &MainWindow::on_dataset_changed);
+  connect(setup_, &SetupTabs::preset_applied, this,
+          [this](const QString& name) { set_pace(settings_ ? settings_->pace(name) : 0.0); });
+  connect(setup_, &SetupTabs::status, status_, &QLabel::setText);
+  connect(setup_, &SetupTabs::status_withdrawn, this, [this](const QString& line) {
+    if (status_->text().contains(line)) status_->clear();
   });
   connect(browser_, &RunsBrowser::resume_requested, this, &MainWindow::resume_run);
   // Step by step holds the run between steps: the toolbar's Pause shows it and does it.
@@ -189,7 +156,7 @@ MainWindow::MainWindow(bool restore_settings, QWidget* parent)
 
   const QString fallback = first_preset();
   const QString preset = settings_ ? settings_->preset(fallback) : fallback;
-  apply_preset(presets().empty() ? fallback : preset);
+  if (!setup_->apply_preset(preset)) setup_->apply_preset(fallback);
   // The size it last had, else 1440x900 where the screen allows (a projector's 1280x720 does not).
   const bool restored = settings_ && restoreGeometry(settings_->layout().geometry);
   if (!restored) {
@@ -225,128 +192,44 @@ void MainWindow::set_pace(double steps_per_second) {
   }
   pace_->setCurrentIndex(index);
   launcher_->controller()->set_pace(pace);
-  if (settings_ && !preset_.isEmpty()) settings_->save_pace(preset_, pace);
+  if (settings_ && !setup_->preset().isEmpty()) settings_->save_pace(setup_->preset(), pace);
 }
 
 double MainWindow::pace() const { return launcher_->controller()->pace(); }
 
-MetricChart* MainWindow::chart(Metric m) const { return live_page_->chart(m); }
-const RunMetrics& MainWindow::metrics() const { return launcher_->live()->metrics(); }
-bool MainWindow::running() const { return launcher_->running(); }
-const RunFinished& MainWindow::last_result() const { return launcher_->live()->last_result(); }
-TrainingController* MainWindow::controller() const { return launcher_->controller(); }
-bool MainWindow::sweeping() const { return launcher_->sweeping(); }
-void MainWindow::set_recording(bool on) { launcher_->set_recording(on); }
-const QString& MainWindow::run_dir() const { return launcher_->run_dir(); }
-bool MainWindow::open_lesson(const QString& name_or_path, int64_t max_steps) { return lessons_->open(name_or_path, max_steps); }
-void MainWindow::start_lesson() { lessons_->start(); }
-bool MainWindow::lesson_training() const { return lessons_->training(); }
-LessonPanel* MainWindow::lesson_panel() const { return lessons_->panel(); }
-QDockWidget* MainWindow::lesson_dock() const { return lessons_->dock(); }
 void MainWindow::set_quit_choice(std::function<QuitChoice()> choose) { quit_->set_choice(std::move(choose)); }
 QWidget* MainWindow::resume_offer() const { return quit_->offer(); }
 QAction* MainWindow::projector_action() const { return presentation_->projector_action(); }
 QAction* MainWindow::full_screen_action() const { return presentation_->full_screen_action(); }
 QAction* MainWindow::presentation_action() const { return presentation_->presentation_action(); }
 
-void MainWindow::apply_preset(const QString& name) {
-  // The model and the training from the preset; your own data and the devices stay where it fits.
-  const auto d = dataset_->dataset();
-  const std::optional<InputSpec> input = d ? std::optional<InputSpec>(input_spec(*d)) : std::nullopt;
-  PresetChoice choice;
-  try {
-    choice = choose_preset(name.toStdString(), current_config(), input ? &*input : nullptr);
-  } catch (const ConfigError&) {
-    return;  // no such preset: nothing changes
-  }
-  const QString before = status_->text();
-  load_config(std::move(choice.config));
-  // What was kept or replaced, before what loading said (a stand-in for missing files, say).
-  if (!choice.said.isEmpty()) status_->setText(status_->text() != before ? choice.said + " " + status_->text() : choice.said);
-  set_pace(settings_ ? settings_->pace(name) : 0.0);
-}
-
-void MainWindow::load_config(TrainConfig config) {
-  // The Data tab's folder is this machine's, not the config's: kept while the dataset stays.
-  const DatasetOptions shown = dataset_->options();
-  if (config.dataset.data_dir.empty() && config.dataset.name == shown.name) config.dataset.data_dir = shown.data_dir;
-  // A dataset missing here gives way to its stand-in (Reuters: the synthetic Reuters-shaped set).
-  const DatasetChoice choice = resolve_dataset(config.dataset);
-  config.dataset = choice.options;
-  if (!choice.note.empty()) {
-    stand_in_ = {choice.options.name, QString::fromStdString(choice.note)};
-    status_->setText(stand_in_.note);
-  }
-  loaded_ = std::move(config);
-  preset_ = QString::fromStdString(loaded_.preset);
-  dataset_->set_config(loaded_);
-  model_->set_config(loaded_);
-  training_->set_config(loaded_);
-  devices_->set_config(loaded_);
-  if (dataset_->needs_load()) dataset_->load();
-  else on_dataset_changed();
-  update_train_enabled();
-}
-
 void MainWindow::on_dataset_changed() {
-  const auto d = dataset_->dataset();
-  if (!stand_in_.note.isEmpty() && dataset_->options().name != stand_in_.name) {  // the note was about another set
-    if (status_->text().contains(stand_in_.note)) status_->clear();
-    stand_in_ = {};
-  }
+  const auto d = setup_->dataset();
   learned_->set_dataset(d);
   strategy_->set_dataset(d);
-  training_->set_train_size(d ? d->size(Split::kTrain) : 0);
-  if (d) {
-    model_->set_input(input_spec(*d), true);
-    remember_dataset();
-    // A dataset the model cannot take: offer the preset made for it rather than only the error.
-    const std::string name = dataset_->options().name;
-    QString offer;
-    if (!model_->analysis().ok())
-      for (const auto& p : presets())
-        if (p.dataset == name && offer.isEmpty()) offer = QString::fromStdString(p.name);
-    model_->offer_preset(offer, QString::fromStdString(name));
-    if (!launcher_->running()) live_page_->expect_classes(d->info().num_classes, current_config().strategy.top_k);
-  } else {
-    model_->set_input({}, false);
-  }
-  update_train_enabled();
+  if (!d) return;
+  remember_dataset();
+  if (!launcher_->running()) live_page_->expect_classes(d->info().num_classes, current_config().strategy.top_k);
 }
 
 void MainWindow::update_train_enabled() {
   QString why;
   const bool running = launcher_->running();
   if (running) why = "";
-  else if (dataset_->loading()) why = "loading the dataset…";
-  else if (!dataset_->dataset()) why = "no dataset loaded";
-  else if (!training_->problem().isEmpty()) why = training_->problem();
-  else if (!devices_->problem().isEmpty()) why = devices_->problem();
-  else if (!model_->ok()) {
-    why = "model: " + model_->problem();
-    if (!model_->offered_preset().isEmpty())
-      why += QString(" (the Model tab offers the %1 preset, made for this dataset)").arg(model_->offered_preset());
-  }
+  else why = setup_->problem();
   train_->setEnabled(!running && why.isEmpty());
   sweep_action_->setEnabled(!running && why.isEmpty());
   scaling_action_->setEnabled(!running && why.isEmpty());
   pause_->setEnabled(running);
   stop_->setEnabled(running);
   // Settings are read-only during a run, but every tab can still be looked at.
-  for (int i = 0; i < tabs_->count(); ++i) tabs_->widget(i)->setEnabled(!running);
+  setup_->set_editable(!running);
   blocked_->setText(why.isEmpty() || running ? "" : "Cannot train: " + why);
   train_->setToolTip(why.isEmpty() ? "Start training (Ctrl+Enter)" : literal("Cannot train: " + why));
   fold_setup();
 }
 
-TrainConfig MainWindow::current_config() const {
-  TrainConfig c = loaded_;  // what no tab shows
-  dataset_->config(c);
-  model_->config(c);
-  training_->config(c);
-  devices_->config(c);
-  return c;
-}
+TrainConfig MainWindow::current_config() const { return setup_->current_config(); }
 
 void MainWindow::changeEvent(QEvent* event) {
   if (event->type() == QEvent::WindowStateChange && presentation_) presentation_->window_state_changed();
@@ -371,10 +254,10 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   if (settings_) {
-    tabs_->setVisible(true);  // the split as it is unfolded: the next start shows the settings
+    setup_->setVisible(true);  // the split as it is unfolded: the next start shows the settings
     settings_->save_layout({saveGeometry(), findChild<QSplitter*>("main_split")->saveState(), dark_->isChecked(),
                             projector_action()->isChecked()});
-    settings_->save_preset(preset_);
+    settings_->save_preset(setup_->preset());
   }
   launcher_->shut_down();  // a run in progress stops within one step; no sweep run follows
   event->accept();

@@ -1,12 +1,12 @@
 #pragma once
-// The workbench window: dataset, model, training and device panels on the left (folded to a
-// one-line strip while training, in a lesson, in projector mode and in a presentation, so that the pages take the
-// width); the Live page (charts and replica view, following a LiveRun) and the Runs page on the
-// right; run controls in the toolbar; progress in the status bar. It lays out and wires: runs are started by its
-// RunLauncher (main_window_runs.cpp reacts to them), settings are kept by WindowSettings, menus
-// are built in main_window_menus.cpp, the status bar is a StatusLine, the Runs page a RunsPage,
-// lessons are the LessonController's, quitting and resuming QuitAndResume's, projector mode and
-// presentations Presentation's.
+// The workbench window: the settings (SetupTabs: data, model, training, devices) on the left,
+// folded to a one-line strip while training, in a lesson, in projector mode and in a presentation,
+// so that the pages take the width; the Live, Strategy, Learned and Runs pages on the right; run
+// controls in the toolbar; progress in the status bar. It lays out and wires, and each part is
+// built from what it needs: runs are started by its RunLauncher (main_window_runs.cpp reacts to
+// them), settings kept by WindowSettings, menus built in main_window_menus.cpp, the status bar is
+// a StatusLine, lessons the LessonController's, quitting and resuming QuitAndResume's, projector
+// mode and presentations Presentation's.
 
 #include <QMainWindow>
 
@@ -18,7 +18,6 @@
 #include "mirror/train/config.h"
 #include "mirror/train/events.h"
 #include "ui/run/event_types.h"
-#include "ui/run/run_metrics.h"
 #include "ui/window/quit_and_resume.h"
 
 class QAction;
@@ -31,10 +30,7 @@ class QToolButton;
 
 namespace mirror::ui {
 
-class DatasetPanel;
-class ModelPanel;
-class TrainingPanel;
-class DevicesPanel;
+class SetupTabs;
 class LivePage;
 class MetricChart;
 class RunLauncher;
@@ -61,20 +57,14 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(bool restore_settings = true, QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Loads a preset's config (config_from_preset) into the panels, with its demo pace.
-  void apply_preset(const QString& name);
-  // Shows a config in the panels and keeps what none of them shows (schedules' fine print,
-  // checkpoints, ...) for current_config(). A dataset missing here gives way to its stand-in
-  // (resolve_dataset; the status bar says so); an empty data folder keeps the Data tab's for the
-  // same dataset. Loads the dataset when it is not the one loaded.
-  void load_config(TrainConfig config);
-  // Starts training with the panels' settings when they are valid.
+  // The Data, Model, Training and Devices tabs: the next run's settings (presets, configs, why
+  // Train cannot start). A preset applied there brings its demo pace here.
+  SetupTabs* setup() const { return setup_; }
+  // Starts training with the tabs' settings when they are valid.
   void start_training();
-  // Starts a run with a given config and dataset, as start_training() does with the panels'
+  // Starts a run with a given config and dataset, as start_training() does with the tabs'
   // (benchmarks use it to run exactly the headless configuration).
   void start_run(TrainConfig config, std::shared_ptr<const Dataset> dataset);
-  // The config the panels describe (valid or not): the last loaded one with each panel's fields.
-  TrainConfig current_config() const;
 
   // Trains each point as its own recorded run, one after another, on the loaded dataset, then
   // shows them compared (on the scaling page for a scaling study). Stop ends the sweep.
@@ -93,21 +83,8 @@ class MainWindow : public QMainWindow {
   // file it cannot open: in a message box, modal).
   void open_keras_model(const QString& path);
 
-  // Lessons (LessonController): opens one in the Lesson dock beside the charts, its recorded runs
-  // compared or else trained now (`max_steps` > 0 caps every run); false, with the reason in the
-  // banner, when it cannot be opened.
-  bool open_lesson(const QString& name_or_path, int64_t max_steps = 0);
-  // Trains the open lesson's runs (again), one after another, then compares them.
-  void start_lesson();
-  bool lesson_training() const;
-  LessonPanel* lesson_panel() const;
-  QDockWidget* lesson_dock() const;
+  // Lessons: the Lesson dock beside the charts, its runs trained, judged and compared.
   LessonController* lessons() const { return lessons_; }
-
-  // Whether runs are recorded under the runs folder (on by default).
-  void set_recording(bool on);
-  // The directory of the current or last recorded run; empty if none.
-  const QString& run_dir() const;
 
   // A demo pace for this and later runs (steps per second; 0: full speed), remembered per preset.
   void set_pace(double steps_per_second);
@@ -125,16 +102,10 @@ class MainWindow : public QMainWindow {
   // toggle). The strip says what trains (a lesson's or sweep's run: which, and its settings).
   // Called when any of those changes.
   void fold_setup();
-  // The Data/Model/Training/Devices tabs, and the strip that stands in for them when folded.
-  QTabWidget* setup_tabs() const { return tabs_; }
+  // The strip that stands in for the settings when folded.
   QWidget* setup_strip() const { return setup_strip_; }
 
   // For tests and benchmarks.
-  DatasetPanel* dataset_panel() const { return dataset_; }
-  ModelPanel* model_panel() const { return model_; }
-  TrainingPanel* training_panel() const { return training_; }
-  DevicesPanel* devices_panel() const { return devices_; }
-  MetricChart* chart(Metric m) const;
   QAction* train_action() const { return train_; }
   QAction* pause_action() const { return pause_; }
   QAction* stop_action() const { return stop_; }
@@ -149,11 +120,9 @@ class MainWindow : public QMainWindow {
   bool export_view(const QString& path);
   QLabel* error_banner() const { return banner_; }
   QLabel* train_blocked_label() const { return blocked_; }
-  const RunMetrics& metrics() const;
-  bool running() const;
-  const RunFinished& last_result() const;
-  TrainingController* controller() const;
+  // Runs: started, followed (its LiveRun: metrics, the last result) and recorded.
   RunLauncher* launcher() const { return launcher_; }
+  LivePage* live_page() const { return live_page_; }
   RunsBrowser* runs_browser() const { return browser_; }
   CompareView* compare_view() const { return compare_; }
   LearnedView* learned_view() const { return learned_; }
@@ -192,6 +161,7 @@ class MainWindow : public QMainWindow {
 
   void update_train_enabled();
   void on_dataset_changed();
+  TrainConfig current_config() const;
   // main_window_runs.cpp: a run begun, followed, ended; a sweep ended; the banner.
   void on_run_begun(const QString& what);
   void on_frame();
@@ -201,12 +171,8 @@ class MainWindow : public QMainWindow {
 
   std::unique_ptr<WindowSettings> settings_;  // null: settings are neither read nor written
   RunLauncher* launcher_;
-  DatasetPanel* dataset_;
-  ModelPanel* model_;
-  TrainingPanel* training_;
-  DevicesPanel* devices_;
+  SetupTabs* setup_;
   LivePage* live_page_;
-  QTabWidget* tabs_;
   QWidget* setup_strip_;
   QLabel* setup_summary_;
   QToolButton* setup_toggle_;
@@ -228,13 +194,6 @@ class MainWindow : public QMainWindow {
   QAction* sweep_action_;
   QAction* scaling_action_;
   QMenu* recent_;
-  QString preset_;
-  // The status bar's note that `name` stands in for a missing dataset: cleared once another loads.
-  struct StandIn {
-    std::string name;
-    QString note;
-  } stand_in_;
-  TrainConfig loaded_;  // the last load_config's: what no panel shows comes from it
   QTabWidget* views_;
   RunsBrowser* browser_;
   CompareView* compare_;

@@ -30,6 +30,7 @@
 #include "ui/runs/runs_page.h"
 #include "ui/runs/sweep_dialog.h"
 #include "ui/setup/dataset_panel.h"
+#include "ui/setup/setup_tabs.h"
 #include "ui/setup/model_panel.h"
 #include "ui/widgets/chart_widgets.h"
 #include "ui/widgets/export.h"
@@ -85,8 +86,7 @@ void MainWindow::build_actions() {
   file->addAction("Open dataset folder…", this, [this] {
     const QString d = QFileDialog::getExistingDirectory(this, "Dataset folder");
     if (d.isEmpty()) return;
-    dataset_->set_dataset(dataset_->options().name.c_str(), d);
-    dataset_->load();
+    setup_->open_dataset(setup_->dataset_panel()->options().name.c_str(), d);
   });
   recent_ = file->addMenu("Recent datasets");
   file->addAction("Open Keras model…", this, [this] {
@@ -162,7 +162,7 @@ void MainWindow::build_actions() {
   // that Space reaches it at once; the focus stays in the settings where a person is editing.
   connect(views_, &QTabWidget::currentChanged, this, [this] {
     QWidget* focus = QApplication::focusWidget();
-    if (views_->currentWidget() == strategy_ && !(focus && (strategy_->isAncestorOf(focus) || tabs_->isAncestorOf(focus))))
+    if (views_->currentWidget() == strategy_ && !(focus && (strategy_->isAncestorOf(focus) || setup_->isAncestorOf(focus))))
       strategy_->setFocus(Qt::OtherFocusReason);
   });
   auto* help = menuBar()->addMenu("&Help");
@@ -183,7 +183,7 @@ void MainWindow::build_actions() {
 }
 
 void MainWindow::open_sweep_dialog() {
-  if (running() || !train_->isEnabled()) return;
+  if (launcher_->running() || !train_->isEnabled()) return;
   SweepDialog dialog(current_config(), this);
   if (dialog.exec() == QDialog::Accepted && !dialog.points().empty()) start_sweep(dialog.points(), false);
 }
@@ -252,12 +252,12 @@ void MainWindow::export_csv() {
     QMessageBox::warning(this, "Export failed", literal("Cannot write " + path));
     return;
   }
-  QTextStream(&f) << metrics().to_csv();
+  QTextStream(&f) << launcher_->live()->metrics().to_csv();
 }
 
 void MainWindow::remember_dataset() {
   if (!settings_) return;
-  const auto o = dataset_->options();
+  const auto o = setup_->dataset_panel()->options();
   settings_->remember_dataset(QString::fromStdString(o.name), QString::fromStdString(o.data_dir));
   rebuild_recent_menu();
 }
@@ -268,8 +268,7 @@ void MainWindow::rebuild_recent_menu() {
   for (const QString& entry : recent) {
     const auto parts = entry.split('|');
     recent_->addAction(QString(entry).replace('|', " — "), this, [this, parts] {
-      dataset_->set_dataset(parts[0], parts.size() > 1 ? parts[1] : QString());
-      dataset_->load();
+      setup_->open_dataset(parts[0], parts.size() > 1 ? parts[1] : QString());
     });
   }
   recent_->setEnabled(!recent.isEmpty());
@@ -278,15 +277,12 @@ void MainWindow::rebuild_recent_menu() {
 void MainWindow::open_keras_model(const QString& path) {
   QStringList notes;
   try {
-    notes = model_->open_model_file(path);
+    notes = setup_->open_model_file(path);
   } catch (const std::exception& e) {
     QMessageBox::warning(this, "Cannot open the Keras model", literal(QString::fromStdString(e.what())));
     return;
   }
-  // Show the layers, and on which row the model does not fit the data yet.
-  for (int i = 0; i < tabs_->count(); ++i)
-    if (tabs_->widget(i)->isAncestorOf(model_)) tabs_->setCurrentIndex(i);
-  statusBar()->showMessage(QString("Opened %1 (%2 layers)").arg(QFileInfo(path).fileName()).arg(model_->spec().layers.size()),
+  statusBar()->showMessage(QString("Opened %1 (%2 layers)").arg(QFileInfo(path).fileName()).arg(setup_->model_panel()->spec().layers.size()),
                            15000);
   if (notes.isEmpty()) return;
   QString list;
@@ -299,7 +295,7 @@ void MainWindow::export_model() {
   // The run selected on the Runs page (the one clicked last, when several are compared), else the
   // one trained last; the dialog's Run box offers every other run.
   QString dir = browser_->focused_run();
-  if (dir.isEmpty()) dir = run_dir();
+  if (dir.isEmpty()) dir = launcher_->run_dir();
   const QStringList dirs = browser_->run_dirs();
   if (dir.isEmpty() && dirs.isEmpty())
     dir = QFileDialog::getExistingDirectory(this, "Export the model of which run? (a folder holding run.json)", browser_->root());

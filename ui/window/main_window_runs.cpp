@@ -11,8 +11,8 @@
 #include "ui/run/run_launcher.h"
 #include "ui/runs/runs_browser.h"
 #include "ui/runs/runs_page.h"
-#include "ui/setup/dataset_panel.h"
 #include "ui/setup/devices_panel.h"
+#include "ui/setup/setup_tabs.h"
 #include "ui/setup/training_panel.h"
 #include "ui/window/lesson_controller.h"
 #include "ui/window/main_window.h"
@@ -21,14 +21,13 @@
 namespace mirror::ui {
 
 void MainWindow::start_training() {
-  if (running() || !train_->isEnabled()) return;
-  start_run(current_config(), dataset_->dataset());
+  if (launcher_->running() || !train_->isEnabled()) return;
+  start_run(current_config(), setup_->dataset());
 }
 
 void MainWindow::start_run(TrainConfig c, std::shared_ptr<const Dataset> dataset) {
-  const QString name = training_->run_name_edit()->text();
-  training_->run_name_edit()->clear();  // a name is for one run: the next one does not inherit it
-  launcher_->start_run(std::move(c), std::move(dataset), devices_->processes(), name);
+  const QString name = setup_->take_run_name();  // a name is for one run: the next one does not inherit it
+  launcher_->start_run(std::move(c), std::move(dataset), setup_->devices_panel()->processes(), name);
 }
 
 void MainWindow::resume_run(const QString& dir, int epochs) {
@@ -38,11 +37,11 @@ void MainWindow::resume_run(const QString& dir, int epochs) {
 
 void MainWindow::start_sweep(std::vector<SweepPoint> points, bool scaling) {
   views_->setCurrentIndex(0);
-  launcher_->start_sweep(std::move(points), scaling, current_config(), dataset_->dataset());
+  launcher_->start_sweep(std::move(points), scaling, current_config(), setup_->dataset());
 }
 
 void MainWindow::start_scaling_study() {
-  if (running() || !train_->isEnabled()) return;
+  if (launcher_->running() || !train_->isEnabled()) return;
   try {
     start_sweep(scaling_study_points(current_config()), true);
   } catch (const ConfigError& e) {
@@ -75,16 +74,16 @@ void MainWindow::on_run_begun(const QString& what) {
 void MainWindow::on_frame() {
   const LiveRun& live = *launcher_->live();
   if (live.last_step().global_step == 0) return;
-  status_line_->show_step(live, training_->epochs(), pause_->isChecked(),
+  status_line_->show_step(live, setup_->training_panel()->epochs(), pause_->isChecked(),
                           {launcher_->sweeping() ? launcher_->sweep_position() : 0, launcher_->sweeping() ? launcher_->sweep_size() : 0});
-  devices_->show_peak_memory(live.last_step().replicas);
+  setup_->devices_panel()->show_peak_memory(live.last_step().replicas);
   learning_rate_chart_->setChecked(live_page_->learning_rate_shown());  // it may have turned itself on
 }
 
 void MainWindow::on_finished(const RunFinished& e) {
   pause_->setChecked(false);
   const bool meant_failure = lessons_->run_ended(e);  // the Lesson dock says how a lesson's run went
-  status_line_->show_finished(e, *launcher_->live(), run_dir());
+  status_line_->show_finished(e, *launcher_->live(), launcher_->run_dir());
   if (e.status == RunStatus::kFailed)
     show_error(QString::fromStdString(e.message), meant_failure ? "The run failed, as the lesson means it to:" : "The run failed.");
   update_train_enabled();

@@ -14,6 +14,7 @@
 #include "mirror/train/config.h"
 #include "ui/classroom/lesson_panel.h"
 #include "ui/run/run_launcher.h"
+#include "ui/setup/setup_tabs.h"
 #include "ui/widgets/plain_text.h"
 #include "ui/window/lesson_controller.h"
 #include "ui/window/main_window.h"
@@ -46,7 +47,7 @@ void MainWindow::fold_setup() {
   // Projector mode is for a room: the pages keep the width until the teacher unfolds the settings.
   const bool room = busy || lesson || projector;
   if (!room) setup_unfolded_ = false;  // the next run or lesson folds them again
-  tabs_->setVisible(!presenting && (!room || setup_unfolded_));
+  setup_->setVisible(!presenting && (!room || setup_unfolded_));
   const bool strip = !presenting && room;
   // Hidden, the strip leaves the pages' corner: the tab widget kept a hidden corner widget's width,
   // and a lesson's pages in a presentation scrolled their tabs beside an empty space.
@@ -55,7 +56,7 @@ void MainWindow::fold_setup() {
   setup_strip_->setVisible(strip);
   setup_toggle_->setText(setup_unfolded_ ? "\u25C2 Settings" : "Settings \u25B8");
   // Unfolded, the tabs say it all: the summary would only crowd the pages' tabs into scrolling.
-  setup_summary_->setVisible(!tabs_->isVisibleTo(this));
+  setup_summary_->setVisible(!setup_->isVisibleTo(this));
   if (!setup_strip_->isVisibleTo(this) || !setup_summary_->isVisibleTo(this)) return;
   // What trains, or what would: a sweep's or lesson's run says which of how many it is and shows
   // its own settings, not the panels'; an open lesson names itself and its runs.

@@ -34,6 +34,8 @@
 #include "ui/setup/dataset_panel.h"
 #include "ui/run/live_run.h"
 #include "ui/run/run_launcher.h"
+#include "ui/setup/setup_tabs.h"
+#include "ui/window/lesson_controller.h"
 #include "ui/window/main_window.h"
 #include "../scoped_runs_folder.h"
 
@@ -50,20 +52,20 @@ class ClassroomTest : public QObject {
     w.show();
     QSignalSpy done(&w, &MainWindow::sweep_finished);
     // Broken sync, each run capped at 40 steps: the nudge after step 25 is caught after step 30.
-    QVERIFY(w.open_lesson("broken-sync", 40));
-    QVERIFY(w.lesson_training());
-    QVERIFY(w.lesson_dock()->isVisible());
-    QCOMPARE(w.lesson_dock()->windowTitle(), QString("Lesson: Broken sync"));
+    QVERIFY(w.lessons()->open("broken-sync", 40));
+    QVERIFY(w.lessons()->training());
+    QVERIFY(w.lessons()->dock()->isVisible());
+    QCOMPARE(w.lessons()->dock()->windowTitle(), QString("Lesson: Broken sync"));
     // Progress is the lesson's, and a run's time left counts to its step limit (it counted to the
     // end of its epochs, and the bar stayed at the last run's share after the lesson ended).
     auto* bar = w.statusBar()->findChild<QProgressBar*>();
     QVERIFY(bar);
-    QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 0, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.launcher()->live()->metrics().steps() > 0, 60000);
     QCOMPARE(w.launcher()->live()->total_steps(w.launcher()->live()->started().epochs), int64_t{40});
     QTRY_VERIFY2_WITH_TIMEOUT(bar->format().startsWith("run ") && bar->format().contains(" of 2"), qPrintable(bar->format()), 10000);
     QVERIFY(done.wait(120000));
     QCOMPARE(bar->value(), 100);
-    QVERIFY(!w.lesson_training());
+    QVERIFY(!w.lessons()->training());
     const QStringList dirs = done.at(0).at(0).toStringList();
     QCOMPARE(dirs.size(), 2);
     const RunRecord in_sync = read_run(dirs[0].toStdString());
@@ -74,7 +76,7 @@ class ClassroomTest : public QObject {
     QCOMPARE(nudged.run["sweep"]["lesson"].get<std::string>(), std::string("broken-sync"));
     QCOMPARE(nudged.meta.name, std::string("replica 1 nudged once after step 25"));
     // The panel says how each went: the failure is the lesson's point, with the check's message.
-    LessonPanel* panel = w.lesson_panel();
+    LessonPanel* panel = w.lessons()->panel();
     QCOMPARE(panel->run_state(0), QString("finished"));
     QVERIFY2(panel->run_state(1).startsWith("failed, as the lesson means it to: replicas out of sync after step 30: "
                                             "replica 1 differs from replica 0 in 1 of"),
@@ -96,15 +98,15 @@ class ClassroomTest : public QObject {
     // The next time (another class), the recorded runs open at once: nothing trains.
     MainWindow again(false);
     again.show();
-    QVERIFY(again.open_lesson("broken-sync", 40));
-    QVERIFY(!again.lesson_training() && !again.running());
-    QVERIFY2(again.lesson_panel()->source().contains("recorded on"), qPrintable(again.lesson_panel()->source()));
-    QVERIFY(again.lesson_panel()->run_state(1).startsWith("failed, as the lesson means it to: replicas out of sync"));
+    QVERIFY(again.lessons()->open("broken-sync", 40));
+    QVERIFY(!again.lessons()->training() && !again.launcher()->running());
+    QVERIFY2(again.lessons()->panel()->source().contains("recorded on"), qPrintable(again.lessons()->panel()->source()));
+    QVERIFY(again.lessons()->panel()->run_state(1).startsWith("failed, as the lesson means it to: replicas out of sync"));
     QTRY_COMPARE_WITH_TIMEOUT(again.compare_view()->runs().size(), size_t{2}, 10000);
     // Run the lesson trains them again, as a new set.
     QSignalSpy again_done(&again, &MainWindow::sweep_finished);
-    again.lesson_panel()->run_button()->click();
-    QVERIFY(again.lesson_training());
+    again.lessons()->panel()->run_button()->click();
+    QVERIFY(again.lessons()->training());
     QVERIFY(again_done.wait(120000));
     const QStringList second = again_done.at(0).at(0).toStringList();
     QCOMPARE(second.size(), 2);
@@ -116,14 +118,14 @@ class ClassroomTest : public QObject {
   void aLessonThatCannotBeOpenedSaysWhy() {
     MainWindow w(false);
     w.show();
-    QVERIFY(!w.open_lesson("no-such-lesson"));
+    QVERIFY(!w.lessons()->open("no-such-lesson"));
     QVERIFY(w.error_banner()->isVisible());
     QVERIFY2(w.error_banner()->text().contains("no lesson named 'no-such-lesson'"), qPrintable(w.error_banner()->text()));
-    QVERIFY(!w.running());
+    QVERIFY(!w.launcher()->running());
     // A teacher's file with a mistake names it.
     const QString bad = runs_.path() + "/typo.json";  // opened by path, not from the lessons folder
     std::ofstream(bad.toStdString()) << R"({"title": "T", "text": ["p"], "runs": [{"label": "a", "preset": "spirals-mlp", "set": {"lr": "fast"}}]})";
-    QVERIFY(!w.open_lesson(bad));
+    QVERIFY(!w.lessons()->open(bad));
     QVERIFY2(w.error_banner()->text().contains("run 1 (a): Learning rate: 'fast' is not a number"),
              qPrintable(w.error_banner()->text()));
   }
@@ -155,7 +157,7 @@ class ClassroomTest : public QObject {
     QVERIFY(w.presentation_action()->isChecked());
     QVERIFY(w.projector_action()->isChecked());  // large type
     QVERIFY(QApplication::font().pointSizeF() > before.pointSizeF());
-    QVERIFY(!w.dataset_panel()->isVisible());    // the settings are gone, the pages fill the window
+    QVERIFY(!w.setup()->dataset_panel()->isVisible());    // the settings are gone, the pages fill the window
     QVERIFY(!w.menuBar()->isVisible());           // so are the menus and the toolbar
     QVERIFY(!w.findChild<QToolBar*>("run_toolbar")->isVisible());
     QTest::keyClick(&w, Qt::Key_R, Qt::ControlModifier);  // their shortcuts still work: Runs → Show runs
@@ -170,7 +172,7 @@ class ClassroomTest : public QObject {
     QTest::keyClick(&w, Qt::Key_Escape);
     QVERIFY(!w.presentation_action()->isChecked());
     QVERIFY(!w.projector_action()->isChecked());  // as it was before
-    QVERIFY(w.dataset_panel()->isVisible());
+    QVERIFY(w.setup()->dataset_panel()->isVisible());
     QVERIFY(w.menuBar()->isVisible() && w.findChild<QToolBar*>("run_toolbar")->isVisible());
     QTest::keyClick(&w, Qt::Key_F5);
     QVERIFY(w.presentation_action()->isChecked() && !w.menuBar()->isVisible());
@@ -242,9 +244,9 @@ class ClassroomTest : public QObject {
     QVERIFY(label);
     connect(w.launcher(), &RunLauncher::run_begun, this, [&] { progress << (label->isHidden() ? QString() : label->text()); });
     QSignalSpy swept(&w, &MainWindow::sweep_finished);
-    QVERIFY(w.open_lesson("broken-sync", /*max_steps=*/40));
-    if (!w.lesson_training()) w.start_lesson();  // recorded by an earlier run of this test: train again
-    QVERIFY(w.lesson_training());
+    QVERIFY(w.lessons()->open("broken-sync", /*max_steps=*/40));
+    if (!w.lessons()->training()) w.lessons()->start();  // recorded by an earlier run of this test: train again
+    QVERIFY(w.lessons()->training());
     QVERIFY(swept.wait(120000));
     QCOMPARE(progress.size(), 2);
     QCOMPARE(progress[0], QString("Run 1 of 2: in sync"));
@@ -253,7 +255,7 @@ class ClassroomTest : public QObject {
 
     QVERIFY2(!w.error_banner()->isHidden(), "the broken-sync run should have failed, as the lesson means");
     QVERIFY(w.error_banner()->text().contains("as the lesson means it to"));
-    w.lesson_dock()->close();
+    w.lessons()->dock()->close();
     QVERIFY(w.error_banner()->isHidden());
   }
 

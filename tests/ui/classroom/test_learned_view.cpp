@@ -27,7 +27,7 @@
 #include "ui/widgets/point_plot.h"
 #include "points_run.h"
 #include "../scoped_runs_folder.h"
-#include "ui/window/main_window.h"
+#include "ui/setup/setup_tabs.h"
 #include "../ui_test_helpers.h"
 
 using namespace mirror;
@@ -324,24 +324,30 @@ class LearnedViewTest : public QObject {
     QCOMPARE(panel.dataset()->info().name, std::string("spirals"));
   }
 
+  // The page on a launcher of its own and the settings, as the window gives them, no window.
   void aFinishedRunsLearnedTabKeepsItsOwnClassNamesAndPoints() {
-    std::unique_ptr<MainWindow> w;
-    open_small_window(w, 1);
+    RunLauncher launcher;
+    SetupTabs setup;
+    open_small_setup(setup, 1);
     if (QTest::currentTestFailed()) return;
-    QVERIFY(train_to_end(*w));
-    LearnedView* learned = w->learned_view();
-    QVERIFY(learned->shown());
-    const QString name = learned->per_class()->item(0, 0)->text();
+    LearnedView learned(launcher.live());
+    learned.set_dataset(setup.dataset());
+    learned.resize(900, 600);
+    learned.show();
+    QSignalSpy done(launcher.live(), &LiveRun::run_finished);
+    launcher.start_run(setup.current_config(), setup.dataset());
+    QVERIFY(done.wait(60000));
+    QTRY_VERIFY(learned.shown());
+    const QString name = learned.per_class()->item(0, 0)->text();
     QCOMPARE(name, QString("0 class 0"));  // blobs' own class names
-    QVERIFY2(learned->examples()->item(0)->text().contains("at ("), qPrintable(learned->examples()->item(0)->text()));
+    QVERIFY2(learned.examples()->item(0)->text().contains("at ("), qPrintable(learned.examples()->item(0)->text()));
 
     // Another dataset loaded after the run: the run's tab still speaks of blobs.
-    w->dataset_panel()->set_dataset("xor");
-    w->dataset_panel()->load();
-    QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset() &&
-                                 w->dataset_panel()->dataset()->info().name == "xor", 30000);
-    QCOMPARE(learned->per_class()->item(0, 0)->text(), name);
-    QVERIFY2(learned->examples()->item(0)->text().contains("at ("), qPrintable(learned->examples()->item(0)->text()));
+    setup.open_dataset("xor", {});
+    QTRY_VERIFY_WITH_TIMEOUT(!setup.dataset_panel()->loading() && setup.dataset() && setup.dataset()->info().name == "xor", 30000);
+    learned.set_dataset(setup.dataset());
+    QCOMPARE(learned.per_class()->item(0, 0)->text(), name);
+    QVERIFY2(learned.examples()->item(0)->text().contains("at ("), qPrintable(learned.examples()->item(0)->text()));
   }
 };
 

@@ -1,10 +1,12 @@
-// The Live page's charts as the window trains, on Qt's offscreen platform: points plotted during
+// The Live page's charts, on a launcher of their own, no window: on Qt's offscreen platform: points plotted during
 // a run, charts behind another page catching up when shown, exports as PNG, SVG and CSV, axes on
 // nice whole steps, and the smoothing and decimation behind the lines.
 #include <QChart>
 #include <QFile>
 #include <QFontMetricsF>
 #include <QImage>
+#include <QLabel>
+#include <QTabWidget>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QValueAxis>
@@ -16,15 +18,30 @@
 #include "../ui_test_helpers.h"
 #include "mirror/data/dataset.h"
 #include "mirror/runs/run_reader.h"
-#include "ui/classroom/strategy_view.h"
 #include "ui/live/metric_chart.h"
 #include "ui/run/run_metrics.h"
 #include "ui/run/training_controller.h"
 #include "ui/widgets/chart_widgets.h"
-#include "ui/window/main_window.h"
+#include "ui/run/run_launcher.h"
+#include "ui/run/live_run.h"
+#include "ui/live/live_page.h"
 
 using namespace mirror;
 using namespace mirror::ui;
+
+// The Live page with what it needs and no more: a launcher (its LiveRun) and the settings the
+// run starts from (the small blobs set); shown at 900x600.
+struct LiveBench {
+  RunLauncher launcher;
+  LivePage page{launcher.live()};
+  SetupTabs setup;
+  explicit LiveBench(int epochs) {
+    page.resize(900, 600);
+    page.show();
+    open_small_setup(setup, epochs);
+  }
+  void start() { launcher.start_run(setup.current_config(), setup.dataset()); }
+};
 
 class LivePageTest : public QObject {
   Q_OBJECT
@@ -45,52 +62,59 @@ class LivePageTest : public QObject {
  private Q_SLOTS:
   void initTestCase() { register_event_types(); }
 
+  // The page follows a run started on a launcher of its own: no window, no toolbar.
   void trainProducesChartPointsAndFinishes() {
-    std::unique_ptr<MainWindow> w;
-    open_small_window(w, 3);
+    LiveBench bench(3);
     if (QTest::currentTestFailed()) return;
-    QSignalSpy done(w.get(), &MainWindow::run_finished);
-    w->train_action()->trigger();
-    QVERIFY(w->running());
-    QVERIFY(w->stop_action()->isEnabled());
+    QSignalSpy done(bench.launcher.live(), &LiveRun::run_finished);
+    bench.start();
+    QVERIFY(bench.launcher.running());
     QVERIFY(done.wait(60000));
-    QCOMPARE(w->last_result().status, RunStatus::kFinished);
-    QCOMPARE(w->metrics().epochs(), 3);
-    QCOMPARE(w->metrics().steps(), 3 * 32);  // 2,000 examples at batch 64
-    QTRY_VERIFY(w->chart(Metric::kLoss)->plotted_points() > 0);
-    QVERIFY(w->metrics().val_epochs(Metric::kAccuracy).back().y() > 0.9);
-    QVERIFY(w->train_action()->isEnabled());
+    QCOMPARE(bench.launcher.live()->last_result().status, RunStatus::kFinished);
+    QCOMPARE(bench.launcher.live()->metrics().epochs(), 3);
+    QCOMPARE(bench.launcher.live()->metrics().steps(), 3 * 32);  // 2,000 examples at batch 64
+    QTRY_VERIFY(bench.page.chart(Metric::kLoss)->plotted_points() > 0);
+    QVERIFY(bench.launcher.live()->metrics().val_epochs(Metric::kAccuracy).back().y() > 0.9);
+    QVERIFY(!bench.launcher.running());
     // The run was recorded like a mirrortrain run.
-    QVERIFY(!w->run_dir().isEmpty());
-    const auto record = read_run(w->run_dir().toStdString());
+    QVERIFY(!bench.launcher.run_dir().isEmpty());
+    const auto record = read_run(bench.launcher.run_dir().toStdString());
     QCOMPARE(QString::fromStdString(record.status), QString("finished"));
     QCOMPARE(record.epochs.size(), size_t{3});
   }
 
-  // The charts do no work while another page is in front (the Strategy tab in class), and show
-  // the whole run when their page comes back.
+  // The charts do no work while another page is in front of theirs in a window on screen (the
+  // Strategy tab in class), and show the whole run when their page comes back.
   void chartsBehindAnotherPageCatchUpWhenShown() {
-    std::unique_ptr<MainWindow> w;
-    open_small_window(w, 2);
+    RunLauncher launcher;
+    SetupTabs setup;
+    open_small_setup(setup, 2);
     if (QTest::currentTestFailed()) return;
-    QSignalSpy done(w.get(), &MainWindow::run_finished);
-    w->train_action()->trigger();
-    w->views()->setCurrentWidget(w->strategy_view());  // starting a run shows the Live page
+    QTabWidget pages;
+    auto* page = new LivePage(launcher.live());
+    pages.addTab(page, "Live");
+    pages.addTab(new QLabel("another page"), "Strategy");
+    pages.resize(900, 600);
+    pages.show();
+    QSignalSpy done(launcher.live(), &LiveRun::run_finished);
+    launcher.start_run(setup.current_config(), setup.dataset());
+    pages.setCurrentIndex(1);
     QVERIFY(done.wait(60000));
-    QCOMPARE(w->last_result().status, RunStatus::kFinished);
-    QCOMPARE(w->chart(Metric::kLoss)->plotted_points(), 0);
-    w->views()->setCurrentIndex(0);
-    QTRY_VERIFY(w->chart(Metric::kLoss)->plotted_points() > 0);
-    QCOMPARE(w->chart(Metric::kLoss)->plotted_points(), 2 * 32);  // every step (64 fit the chart's width)
+    QCOMPARE(launcher.live()->last_result().status, RunStatus::kFinished);
+    QCOMPARE(page->chart(Metric::kLoss)->plotted_points(), 0);
+    pages.setCurrentIndex(0);
+    QTRY_VERIFY(page->chart(Metric::kLoss)->plotted_points() > 0);
+    QCOMPARE(page->chart(Metric::kLoss)->plotted_points(), 2 * 32);  // every step (64 fit the chart's width)
   }
 
   void chartsExportAsPngSvgAndCsv() {
-    std::unique_ptr<MainWindow> w;
-    open_small_window(w, 1);
+    LiveBench bench(1);
     if (QTest::currentTestFailed()) return;
-    QVERIFY(train_to_end(*w));
+    QSignalSpy done(bench.launcher.live(), &LiveRun::run_finished);
+    bench.start();
+    QVERIFY(done.wait(60000));
     QTemporaryDir dir;
-    auto* chart = w->chart(Metric::kLoss);
+    auto* chart = bench.page.chart(Metric::kLoss);
     QTRY_VERIFY(chart->plotted_points() > 0);
     QVERIFY(chart->export_png(dir.filePath("loss.png")));
     QVERIFY(chart->export_svg(dir.filePath("loss.svg")));
@@ -98,7 +122,7 @@ class LivePageTest : public QObject {
     QFile svg(dir.filePath("loss.svg"));
     QVERIFY(svg.open(QIODevice::ReadOnly));
     QVERIFY(svg.readAll().contains("<svg"));
-    const QString csv = w->metrics().to_csv();
+    const QString csv = bench.launcher.live()->metrics().to_csv();
     QCOMPARE(csv.count('\n'), 1 + 32);  // header + one row per step
     QVERIFY(csv.startsWith("step,loss,accuracy"));
   }

@@ -23,6 +23,9 @@
 #include "ui/setup/model_panel.h"
 #include "ui/setup/training_panel.h"
 #include "../setup/training_settings.h"
+#include "ui/setup/setup_tabs.h"
+#include "ui/run/run_launcher.h"
+#include "ui/run/live_run.h"
 #include "ui/window/main_window.h"
 #include "../ui_test_helpers.h"
 #include "ui/runs/runs_browser.h"
@@ -88,37 +91,37 @@ class ModelExchangeTest : public QObject {
     MainWindow w(/*restore_settings=*/false);
     w.resize(1200, 800);
     w.show();
-    w.apply_preset("spirals-mlp");
-    w.dataset_panel()->set_dataset("blobs");
-    w.dataset_panel()->load();
-    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading() && w.dataset_panel()->dataset(), 30000);
-    set_training(w.training_panel(), "adam", 0.01, 64, 1);
+    w.setup()->apply_preset("spirals-mlp");
+    w.setup()->dataset_panel()->set_dataset("blobs");
+    w.setup()->dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.setup()->dataset_panel()->loading() && w.setup()->dataset_panel()->dataset(), 30000);
+    set_training(w.setup()->training_panel(), "adam", 0.01, 64, 1);
 
-    const QStringList notes = w.model_panel()->open_model_file(keras);
-    QCOMPARE(w.model_panel()->spec().layers.size(), size_t{3});
-    QCOMPARE(w.model_panel()->spec().layers[0].name, std::string("hidden"));
-    QCOMPARE(w.model_panel()->preset_box()->currentText(), QString("custom"));
-    QVERIFY2(w.model_panel()->ok(), qPrintable(w.model_panel()->problem()));
+    const QStringList notes = w.setup()->model_panel()->open_model_file(keras);
+    QCOMPARE(w.setup()->model_panel()->spec().layers.size(), size_t{3});
+    QCOMPARE(w.setup()->model_panel()->spec().layers[0].name, std::string("hidden"));
+    QCOMPARE(w.setup()->model_panel()->preset_box()->currentText(), QString("custom"));
+    QVERIFY2(w.setup()->model_panel()->ok(), qPrintable(w.setup()->model_panel()->problem()));
     QVERIFY(notes.join(" ").contains("(None, 2)"));
 
     // A broken file leaves the model as it was and says why.
     std::ofstream(tmp.filePath("lstm.json").toStdString())
         << R"({"class_name": "Sequential", "config": {"layers": [{"class_name": "LSTM", "config": {"name": "lstm"}}]}})";
     try {
-      w.model_panel()->open_model_file(tmp.filePath("lstm.json"));
+      w.setup()->model_panel()->open_model_file(tmp.filePath("lstm.json"));
       QFAIL("expected a ConfigError");
     } catch (const std::exception& e) {
       QVERIFY2(QString(e.what()).contains("'lstm' (LSTM)"), e.what());
     }
-    QCOMPARE(w.model_panel()->spec().layers.size(), size_t{3});
+    QCOMPARE(w.setup()->model_panel()->spec().layers.size(), size_t{3});
 
     QVERIFY(train_to_end(w));
-    QCOMPARE(w.last_result().status, RunStatus::kFinished);
-    const auto record = read_run(w.run_dir().toStdString());
+    QCOMPARE(w.launcher()->live()->last_result().status, RunStatus::kFinished);
+    const auto record = read_run(w.launcher()->run_dir().toStdString());
     QCOMPARE(QString::fromStdString(record.run["config"]["model"]["layers"][0]["name"].get<std::string>()), QString("hidden"));
 
-    ExportModelDialog dialog(w.run_dir());
-    QCOMPARE(dialog.folder()->text(), QDir(w.run_dir()).filePath("export"));
+    ExportModelDialog dialog(w.launcher()->run_dir());
+    QCOMPARE(dialog.folder()->text(), QDir(w.launcher()->run_dir()).filePath("export"));
     dialog.onnx()->setChecked(true);
     dialog.folder()->setText(tmp.filePath("exported"));
     QVERIFY2(dialog.export_now(), qPrintable(dialog.error()));

@@ -30,6 +30,8 @@
 #include "ui/run/training_controller.h"
 #include "ui/runs/compare_view.h"
 #include "ui/runs/runs_browser.h"
+#include "ui/run/run_launcher.h"
+#include "ui/run/live_run.h"
 #include "ui/window/main_window.h"
 #include "points_run.h"
 #include "../scoped_runs_folder.h"
@@ -267,12 +269,12 @@ class RunsViewTest : public QObject {
     QSignalSpy finished(&w, &MainWindow::run_finished);
     w.set_pace(100);
     w.start_run(c, data);
-    const QString dir = w.run_dir();
-    QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 40, 30000);
+    const QString dir = w.launcher()->run_dir();
+    QTRY_VERIFY_WITH_TIMEOUT(w.launcher()->live()->metrics().steps() > 40, 30000);
     w.stop_action()->trigger();
     QVERIFY(finished.wait(30000));
-    QCOMPARE(w.last_result().status, RunStatus::kStopped);
-    const int64_t stopped_at = w.last_result().steps;
+    QCOMPARE(w.launcher()->live()->last_result().status, RunStatus::kStopped);
+    const int64_t stopped_at = w.launcher()->live()->last_result().steps;
     QVERIFY(stopped_at < 3 * 128);
     // Resumed from the runs page.
     RunsBrowser* b = w.runs_browser();
@@ -284,8 +286,8 @@ class RunsViewTest : public QObject {
     w.set_pace(0);
     b->resume_button()->click();
     QVERIFY(finished.wait(60000));
-    QCOMPARE(w.last_result().status, RunStatus::kFinished);
-    QCOMPARE(w.last_result().param_l2_norm, whole.param_l2_norm);
+    QCOMPARE(w.launcher()->live()->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w.launcher()->live()->last_result().param_l2_norm, whole.param_l2_norm);
     const RunRecord r = read_run(dir.toStdString());
     QCOMPARE(r.status, std::string("finished"));
     QCOMPARE(r.steps.size(), size_t{3 * 128});  // every step once, the ones after the checkpoint not twice
@@ -307,8 +309,8 @@ class RunsViewTest : public QObject {
     finished.clear();
     w.resume_run(dir, 4);
     QVERIFY(finished.wait(60000));
-    QCOMPARE(w.last_result().status, RunStatus::kFinished);
-    QCOMPARE(w.last_result().param_l2_norm, four.param_l2_norm);
+    QCOMPARE(w.launcher()->live()->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w.launcher()->live()->last_result().param_l2_norm, four.param_l2_norm);
     const RunRecord longer = read_run(dir.toStdString());
     QCOMPARE(longer.steps.size(), size_t{4 * 128});
     QCOMPARE(longer.epochs.size(), size_t{4});

@@ -25,6 +25,9 @@
 #include "ui/runs/sweep_dialog.h"
 #include "ui/setup/dataset_panel.h"
 #include "ui/setup/training_panel.h"
+#include "ui/setup/setup_tabs.h"
+#include "ui/run/run_launcher.h"
+#include "ui/run/live_run.h"
 #include "ui/window/main_window.h"
 
 using namespace mirror;
@@ -68,17 +71,17 @@ class SweepsTest : public QObject {
     MainWindow w(false);
     w.resize(1400, 900);
     w.show();
-    w.apply_preset("spirals-mlp");
-    w.dataset_panel()->set_dataset("blobs");
-    w.dataset_panel()->load();
-    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading() && w.dataset_panel()->dataset() &&
-                                 w.dataset_panel()->dataset()->info().name == "blobs", 30000);
-    set_training(w.training_panel(), "adam", 0.01, 64, 1);
-    TrainConfig base = w.current_config();
+    w.setup()->apply_preset("spirals-mlp");
+    w.setup()->dataset_panel()->set_dataset("blobs");
+    w.setup()->dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.setup()->dataset_panel()->loading() && w.setup()->dataset_panel()->dataset() &&
+                                 w.setup()->dataset_panel()->dataset()->info().name == "blobs", 30000);
+    set_training(w.setup()->training_panel(), "adam", 0.01, 64, 1);
+    TrainConfig base = w.setup()->current_config();
     base.max_steps = 12;
     QSignalSpy done(&w, &MainWindow::sweep_finished);
     w.start_sweep(expand_sweep(base, {parse_sweep_axis("lr=0.01,0.1")}), false);
-    QVERIFY(w.sweeping());
+    QVERIFY(w.launcher()->sweeping());
     QVERIFY(done.wait(120000));
     const QStringList dirs = done.at(0).at(0).toStringList();
     QCOMPARE(dirs.size(), 2);
@@ -92,7 +95,7 @@ class SweepsTest : public QObject {
     // Compared on the Runs page when done.
     QCOMPARE(w.views()->currentWidget()->objectName(), QString("runs-page"));
     QCOMPARE(w.compare_view()->runs().size(), size_t{2});
-    QVERIFY(!w.sweeping());
+    QVERIFY(!w.launcher()->sweeping());
     // One of them, on the Learned tab: what its model learned, as recorded.
     QVERIFY(!w.runs_browser()->learned_button()->isEnabled());  // two selected
     w.runs_browser()->select_runs({dirs[1]});
@@ -101,7 +104,7 @@ class SweepsTest : public QObject {
     QCOMPARE(w.views()->currentWidget(), static_cast<QWidget*>(w.learned_view()));
     QVERIFY(w.learned_view()->showing_recorded());
     QVERIFY(w.learned_view()->shown());
-    QCOMPARE(w.learned_view()->shown()->total(), w.dataset_panel()->dataset()->size(Split::kValidation));
+    QCOMPARE(w.learned_view()->shown()->total(), w.setup()->dataset_panel()->dataset()->size(Split::kValidation));
 
     // The scaling study: 1, 2 and 4 logical devices, shown on the scaling page.
     done.clear();
@@ -143,7 +146,7 @@ class SweepsTest : public QObject {
     base.max_steps = 0;
     base.epochs = 50;
     w.start_sweep(expand_sweep(base, {parse_sweep_axis("lr=0.01,0.02,0.03")}), false);
-    QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 3, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.launcher()->live()->metrics().steps() > 3, 30000);
     w.stop_action()->trigger();
     QVERIFY(done.wait(30000));
     QCOMPARE(done.at(0).at(0).toStringList().size(), 1);

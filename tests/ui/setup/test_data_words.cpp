@@ -13,6 +13,7 @@
 #include "ui/run/training_controller.h"
 #include "ui/setup/dataset_panel.h"
 #include "ui/setup/own_data_fields.h"
+#include "ui/setup/setup_tabs.h"
 #include "ui/window/main_window.h"
 
 using namespace mirror;
@@ -56,12 +57,12 @@ class DataWordsTest : public QObject {
       for (const QLabel* l : w.statusBar()->findChildren<QLabel*>()) all += l->text() + "\n";
       return all;
     };
-    w.apply_preset("seed-reuters");
+    w.setup()->apply_preset("seed-reuters");
     QVERIFY2(status().contains("stands in for it"), qPrintable(status()));
-    wait_loaded(*w.dataset_panel());
-    drop_on(*w.dataset_panel(), dir.path() + "/texts");
-    wait_loaded(*w.dataset_panel());
-    QCOMPARE(w.dataset_panel()->options().name, std::string("texts"));
+    wait_loaded(*w.setup()->dataset_panel());
+    drop_on(*w.setup()->dataset_panel(), dir.path() + "/texts");
+    wait_loaded(*w.setup()->dataset_panel());
+    QCOMPARE(w.setup()->dataset_panel()->options().name, std::string("texts"));
     QVERIFY2(!status().contains("stands in for it"), qPrintable(status()));
     qunsetenv("KERAS_HOME");
     qunsetenv("MIRROR_KERAS_ORIGIN");

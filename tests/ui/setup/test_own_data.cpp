@@ -32,6 +32,9 @@
 #include "mirror/train/events.h"
 #include "ui/classroom/learned_view.h"
 #include "ui/run/event_types.h"
+#include "ui/setup/setup_tabs.h"
+#include "ui/run/run_launcher.h"
+#include "ui/run/live_run.h"
 #include "ui/window/main_window.h"
 #include "ui/widgets/point_plot.h"
 #include "ui/setup/dataset_panel.h"
@@ -58,7 +61,7 @@ void screenshot(QWidget& window, const QString& name) {
 void train_and_learn(MainWindow& w) {
   QVERIFY2(w.train_action()->isEnabled(), qPrintable(w.train_blocked_label()->text()));
   QVERIFY(train_to_end(w, 240000));
-  QCOMPARE(w.last_result().status, RunStatus::kFinished);
+  QCOMPARE(w.launcher()->live()->last_result().status, RunStatus::kFinished);
   w.views()->setCurrentWidget(w.learned_view());
 }
 
@@ -325,9 +328,9 @@ class OwnDataTest : public QObject {
   static void drop_images_at_32(MainWindow& w, const char* preset, const QString& folder) {
     w.resize(1280, 720);
     w.show();
-    w.apply_preset(preset);
-    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading(), 60000);
-    DatasetPanel* data = w.dataset_panel();
+    w.setup()->apply_preset(preset);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.setup()->dataset_panel()->loading(), 60000);
+    DatasetPanel* data = w.setup()->dataset_panel();
     data->own_data_fields().image_height()->setValue(32);
     data->own_data_fields().image_width()->setValue(32);
     drop_on(*data, folder);
@@ -344,48 +347,14 @@ class OwnDataTest : public QObject {
     MainWindow w(/*restore_settings=*/false);
     drop_images_at_32(w, "fashion-cnn", dir.path() + "/shapes");
     if (QTest::currentTestFailed()) return;
-    DatasetPanel* data = w.dataset_panel();
+    DatasetPanel* data = w.setup()->dataset_panel();
     QCOMPARE(data->dataset()->info().num_classes, int64_t{3});
     QCOMPARE(data->dataset()->size(Split::kTrain) + data->dataset()->size(Split::kValidation), int64_t{300});
     QCOMPARE(data->dataset()->info().input_shape, (std::vector<int64_t>{32, 32, 3}));
-    set_training(w.training_panel(), "adam", 0.003, 32, 40);
+    set_training(w.setup()->training_panel(), "adam", 0.003, 32, 40);
     train_and_learn(w);
     if (QTest::currentTestFailed()) return;
     screenshot(w, "own-data-images-learned.png");
-  }
-
-  // A preset sets the model and the training, and keeps your data where its model takes it:
-  // 60 images at 32x32 on 4 devices stay when fashion-cnn is chosen (they went back to
-  // fashion-mnist at 28x28 on 2); seed-reuters' text model cannot take them, so its own data
-  // comes. The status line says which.
-  void aPresetKeepsYourDataWhereItsModelFits() {
-    QTemporaryDir dir;
-    make_shape_folder(dir.path() + "/shapes", 20);
-    MainWindow w(/*restore_settings=*/false);
-    drop_images_at_32(w, "spirals-mlp", dir.path() + "/shapes");
-    if (QTest::currentTestFailed()) return;
-    DatasetPanel* data = w.dataset_panel();
-    w.devices_panel()->logical_box()->setValue(4);
-    const auto status = [&w] {
-      QString all;
-      for (const QLabel* l : w.statusBar()->findChildren<QLabel*>()) all += l->text() + "\n";
-      return all;
-    };
-    w.apply_preset("fashion-cnn");
-    QCOMPARE(w.current_config().model.layers.size(), config_from_preset("fashion-cnn").model.layers.size());
-    QCOMPARE(w.current_config().batch_size, config_from_preset("fashion-cnn").batch_size);
-    QCOMPARE(data->options().name, std::string("images"));
-    QCOMPARE(QFileInfo(QString::fromStdString(data->options().data_dir)).canonicalFilePath(),
-             QFileInfo(dir.path() + "/shapes").canonicalFilePath());
-    QCOMPARE(data->options().image_height, int64_t{32});
-    QCOMPARE(w.current_config().devices.logical, 4);
-    QVERIFY2(status().contains("Preset fashion-cnn set the model and the training; your images"), qPrintable(status()));
-    wait_loaded(*data);
-    QVERIFY(data->dataset() && data->dataset()->info().input_shape == (std::vector<int64_t>{32, 32, 3}));
-    w.apply_preset("seed-reuters");
-    QVERIFY2(data->options().name != "images" && data->options().data_dir.empty(), data->options().name.c_str());
-    QVERIFY2(status().contains("Preset seed-reuters: its model cannot take your images"), qPrintable(status()));
-    wait_loaded(*data);
   }
 
   void drawnSpiralTrainsWithDecisionRegions() {
@@ -394,9 +363,9 @@ class OwnDataTest : public QObject {
     MainWindow w(/*restore_settings=*/false);
     w.resize(1280, 720);
     w.show();
-    w.apply_preset("spirals-mlp");
-    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading(), 60000);
-    DatasetPanel* data = w.dataset_panel();
+    w.setup()->apply_preset("spirals-mlp");
+    QTRY_VERIFY_WITH_TIMEOUT(!w.setup()->dataset_panel()->loading(), 60000);
+    DatasetPanel* data = w.setup()->dataset_panel();
     data->draw_points_button()->click();
     PointEditor* editor = data->point_editor();
     editor->name_edit()->setText("spiral");
@@ -419,7 +388,7 @@ class OwnDataTest : public QObject {
     QVERIFY2(data->dataset(), "the drawn spiral did not load");
     QCOMPARE(data->dataset()->info().name, std::string("table"));
     QCOMPARE(data->dataset()->info().input_shape, (std::vector<int64_t>{2}));
-    set_training(w.training_panel(), "adam", 0.02, 16, 150);
+    set_training(w.setup()->training_panel(), "adam", 0.02, 16, 150);
     train_and_learn(w);
     if (QTest::currentTestFailed()) return;
     QTRY_VERIFY_WITH_TIMEOUT(w.learned_view()->regions()->has_regions(), 30000);

@@ -1,5 +1,5 @@
 // The window trains what the command line trains. For every preset, the config the window builds
-// (apply_preset, then current_config) equals the one `mirrortrain train --preset NAME` trains, as
+// (SetupTabs' apply_preset, then current_config) equals the one `mirrortrain train --preset NAME` trains, as
 // the program itself prints it (--print-config: its own flags, defaults and code), field for field;
 // where the preset's dataset is not on this machine, both take the registry's stand-in
 // (resolve_dataset), which the command line trains with --dataset.
@@ -27,6 +27,8 @@
 #include "ui/run/training_controller.h"
 #include "ui/setup/dataset_panel.h"
 #include "ui/setup/training_panel.h"
+#include "ui/setup/setup_tabs.h"
+#include "ui/run/run_launcher.h"
 #include "ui/window/main_window.h"
 #include "../../core/test_paths.h"
 #include "ui/setup/model_panel.h"
@@ -103,12 +105,12 @@ class PresetsTest : public QObject {
 
   // Every preset, each in a window of its own and all in one window one after another.
   void every_preset_trains_the_command_lines_config() {
-    MainWindow shared(/*restore_settings=*/false);
+    SetupTabs shared;
     for (const auto& p : presets()) {
-      MainWindow own(/*restore_settings=*/false);
-      for (MainWindow* w : {&own, &shared}) {
-        w->apply_preset(QString::fromStdString(p.name));
-        const QString diff = differing_from_cli(w->current_config(), p.name);
+      SetupTabs own;
+      for (SetupTabs* t : {&own, &shared}) {
+        t->apply_preset(QString::fromStdString(p.name));
+        const QString diff = differing_from_cli(t->current_config(), p.name);
         QVERIFY2(diff.isEmpty(), qPrintable(QString::fromStdString(p.name) + ": " + diff));
       }
     }
@@ -141,17 +143,17 @@ class PresetsTest : public QObject {
     keras_cache(/*with_reuters=*/true);
     MainWindow w(/*restore_settings=*/false);
     w.show();
-    w.apply_preset("reuters-mlp");
-    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading() && w.dataset_panel()->dataset() &&
-                                 w.dataset_panel()->dataset()->info().name == "reuters", 60000);
+    w.setup()->apply_preset("reuters-mlp");
+    QTRY_VERIFY_WITH_TIMEOUT(!w.setup()->dataset_panel()->loading() && w.setup()->dataset_panel()->dataset() &&
+                                 w.setup()->dataset_panel()->dataset()->info().name == "reuters", 60000);
     QVERIFY2(w.train_action()->isEnabled(), qPrintable(w.train_action()->toolTip()));
     QSignalSpy done(&w, &MainWindow::run_finished);
-    w.set_recording(true);
+    w.launcher()->set_recording(true);
     w.train_action()->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(!w.run_dir().isEmpty() && fs::exists(fs::path(w.run_dir().toStdString()) / "run.json"), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.launcher()->run_dir().isEmpty() && fs::exists(fs::path(w.launcher()->run_dir().toStdString()) / "run.json"), 30000);
     w.stop_action()->trigger();
     QVERIFY(done.count() > 0 || done.wait(60000));
-    const nlohmann::json recorded = read_run(w.run_dir().toStdString()).run.at("config");
+    const nlohmann::json recorded = read_run(w.launcher()->run_dir().toStdString()).run.at("config");
     QCOMPARE(recorded.at("dataset").at("num_words").get<int64_t>(), int64_t{10000});
     const QString diff = differing_from_cli(config_from_json(recorded), "reuters-mlp");
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
@@ -176,41 +178,39 @@ class PresetsTest : public QObject {
     plateau.schedule.scale_reference_batch = 32;
     plateau.plateau = parse_plateau("val_accuracy:factor=0.5,patience=2,min_lr=1e-05");
     for (const TrainConfig& loaded : {decaying, plateau}) {
-      MainWindow w(/*restore_settings=*/false);
-      w.load_config(loaded);
-      QVERIFY2(w.training_panel()->problem().isEmpty(), qPrintable(w.training_panel()->problem()));
-      QString diff = differing(w.current_config(), loaded);
+      SetupTabs t;
+      t.load_config(loaded);
+      QVERIFY2(t.training_panel()->problem().isEmpty(), qPrintable(t.training_panel()->problem()));
+      QString diff = differing(t.current_config(), loaded);
       QVERIFY2(diff.isEmpty(), qPrintable("as loaded: " + diff));
-      QSpinBox* batch = w.training_panel()->batch_size_box();
+      QSpinBox* batch = t.training_panel()->batch_size_box();
       batch->setValue(batch->value() * 2);
-      const TrainConfig changed = w.current_config();
+      const TrainConfig changed = t.current_config();
       QCOMPARE(changed.batch_size, loaded.batch_size * 2);
       QCOMPARE(to_json(changed.schedule), to_json(loaded.schedule));
       QCOMPARE(to_json(changed.plateau), to_json(loaded.plateau));
       QCOMPARE(to_json(changed.early_stopping), to_json(loaded.early_stopping));
       batch->setValue(static_cast<int>(loaded.batch_size));
-      diff = differing(w.current_config(), loaded);
+      diff = differing(t.current_config(), loaded);
       QVERIFY2(diff.isEmpty(), qPrintable("changed and back: " + diff));
     }
   }
 
   void thePresetBoxFollowsTheOfferedPreset() {
-    std::unique_ptr<MainWindow> w;
-    open_small_window(w, 1);
+    SetupTabs t;
+    open_small_setup(t, 1);
     if (QTest::currentTestFailed()) return;
-    w->apply_preset("fashion-cnn");
-    QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading(), 60000);
-    ModelPanel* m = w->model_panel();
+    t.apply_preset("fashion-cnn");
+    QTRY_VERIFY_WITH_TIMEOUT(!t.dataset_panel()->loading(), 60000);
+    ModelPanel* m = t.model_panel();
     QCOMPARE(m->preset_box()->currentText(), QString("fashion-cnn"));
-    w->dataset_panel()->set_dataset("spirals");
-    w->dataset_panel()->load();
-    QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset() &&
-                                 w->dataset_panel()->dataset()->info().name == "spirals", 30000);
+    t.open_dataset("spirals", {});
+    QTRY_VERIFY_WITH_TIMEOUT(!t.dataset_panel()->loading() && t.dataset() && t.dataset()->info().name == "spirals", 30000);
     QCOMPARE(m->offered_preset(), QString("spirals-mlp"));
     m->offer_button()->click();
-    QTRY_VERIFY_WITH_TIMEOUT(w->train_action()->isEnabled(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(t.problem().isEmpty(), 30000);
     QCOMPARE(m->preset_box()->currentText(), QString("spirals-mlp"));
-    TrainConfig c = w->current_config();
+    TrainConfig c = t.current_config();
     QCOMPARE(QString::fromStdString(c.preset), QString("spirals-mlp"));
   }
 };

@@ -33,6 +33,10 @@
 #include "ui/setup/launch_dialog.h"
 #include "ui/setup/model_panel.h"
 #include "ui/setup/training_panel.h"
+#include "ui/setup/setup_tabs.h"
+#include "ui/run/run_launcher.h"
+#include "ui/run/live_run.h"
+#include "ui/live/live_page.h"
 #include "ui/window/main_window.h"
 
 using namespace mirror;
@@ -45,9 +49,9 @@ class SetupPanelsTest : public QObject {
   void initTestCase() { register_event_types(); }
 
   void logicalDevicesUpdateReplicasAndShards() {
-    MainWindow w(false);
-    auto* devices = w.devices_panel();
-    set_training(w.training_panel(), "adam", 0.001, 10, 1);
+    SetupTabs t;
+    auto* devices = t.devices_panel();
+    set_training(t.training_panel(), "adam", 0.001, 10, 1);
     devices->logical_box()->setValue(3);
     QCOMPARE(devices->replica_list()->count(), 3);
     QVERIFY(devices->replica_list()->item(2)->text().startsWith("cpu:0/logical:2"));
@@ -62,38 +66,38 @@ class SetupPanelsTest : public QObject {
     open_small_window(w, 2);
     if (QTest::currentTestFailed()) return;
     QVERIFY(w->train_action()->isEnabled());
-    w->training_panel()->learning_rate_edit()->setText("-0.5");
+    w->setup()->training_panel()->learning_rate_edit()->setText("-0.5");
     QVERIFY(!w->train_action()->isEnabled());
     QVERIFY2(w->train_blocked_label()->text().contains("Learning rate must be a number above 0"),
              qPrintable(w->train_blocked_label()->text()));
-    w->training_panel()->learning_rate_edit()->setText("0.01");
+    w->setup()->training_panel()->learning_rate_edit()->setText("0.01");
     QVERIFY(w->train_action()->isEnabled());
     // A batch smaller than the replica count is refused too.
-    w->devices_panel()->logical_box()->setValue(4);
-    w->training_panel()->batch_size_box()->setValue(3);
+    w->setup()->devices_panel()->logical_box()->setValue(4);
+    w->setup()->training_panel()->batch_size_box()->setValue(3);
     QVERIFY(!w->train_action()->isEnabled());
     QVERIFY(w->train_blocked_label()->text().contains("smaller than the 4 replicas"));
   }
 
   void shapeErrorIsShownOnTheOffendingRow() {
-    std::unique_ptr<MainWindow> w;
-    open_small_window(w, 2);
+    SetupTabs t;
+    open_small_setup(t, 2);
     if (QTest::currentTestFailed()) return;
-    auto* table = w->model_panel()->table();
+    auto* table = t.model_panel()->table();
     table->item(0, 1)->setText("units=oops");  // not a number
-    QVERIFY(!w->train_action()->isEnabled());
+    QVERIFY(t.problem().startsWith("model: "));
     QCOMPARE(table->item(0, 2)->text(), QString("error"));
     table->item(0, 1)->setText("units=32, activation=relu");
-    QVERIFY2(w->train_action()->isEnabled(), qPrintable(w->train_blocked_label()->text()));
+    QVERIFY2(t.problem().isEmpty(), qPrintable(t.problem()));
   }
 
   // The model editor's traps: Add put the layer after the output (an error at once); a new type
   // kept the old settings; a dataset the model cannot take opened on an error with no way out.
   void modelEditorAddsBeforeTheOutputFillsDefaultsAndOffersAFittingPreset() {
-    std::unique_ptr<MainWindow> w;
-    open_small_window(w, 2);
+    SetupTabs t;
+    open_small_setup(t, 2);
     if (QTest::currentTestFailed()) return;
-    ModelPanel* m = w->model_panel();
+    ModelPanel* m = t.model_panel();
     QTableWidget* table = m->table();
     auto* add = [&]() -> QPushButton* {
       for (auto* b : m->findChildren<QPushButton*>())
@@ -107,7 +111,7 @@ class SetupPanelsTest : public QObject {
     add->click();
     QCOMPARE(table->rowCount(), layers + 1);
     QCOMPARE(table->item(layers, 1)->text(), output);  // the output layer stays last
-    QVERIFY2(w->train_action()->isEnabled(), qPrintable(w->train_blocked_label()->text()));
+    QVERIFY2(t.problem().isEmpty(), qPrintable(t.problem()));
     table->setCurrentCell(0, 1);
     add->click();
     QCOMPARE(table->rowCount(), layers + 2);
@@ -122,20 +126,17 @@ class SetupPanelsTest : public QObject {
     QVERIFY2(m->hint()->text().contains("rate: the fraction"), qPrintable(m->hint()->text()));
     type->setCurrentText("Dense");
     QCOMPARE(table->item(0, 1)->text(), QString("units=64, activation=relu"));
-    QVERIFY(w->train_action()->isEnabled());
+    QVERIFY2(t.problem().isEmpty(), qPrintable(t.problem()));
     // A convolutional model on 2-feature points: the matching preset is offered, and taken.
     for (const auto& p : presets())
       if (p.name == "fashion-cnn") m->set_spec(p.model);
-    w->dataset_panel()->set_dataset("spirals");
-    w->dataset_panel()->load();
-    QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset() &&
-                                 w->dataset_panel()->dataset()->info().name == "spirals", 30000);
-    QVERIFY(!w->train_action()->isEnabled());
+    t.open_dataset("spirals", {});
+    QTRY_VERIFY_WITH_TIMEOUT(!t.dataset_panel()->loading() && t.dataset() && t.dataset()->info().name == "spirals", 30000);
+    QVERIFY(!t.problem().isEmpty());
     QCOMPARE(m->offered_preset(), QString("spirals-mlp"));
-    QVERIFY2(w->train_blocked_label()->text().contains("offers the spirals-mlp preset"),
-             qPrintable(w->train_blocked_label()->text()));
+    QVERIFY2(t.problem().contains("offers the spirals-mlp preset"), qPrintable(t.problem()));
     m->offer_button()->click();
-    QTRY_VERIFY_WITH_TIMEOUT(w->train_action()->isEnabled(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(t.problem().isEmpty(), 30000);
     QVERIFY(m->offered_preset().isEmpty());
   }
 
@@ -143,7 +144,7 @@ class SetupPanelsTest : public QObject {
     std::unique_ptr<MainWindow> w;
     open_small_window(w, 2);
     if (QTest::currentTestFailed()) return;
-    auto* panel = w->training_panel();
+    auto* panel = w->setup()->training_panel();
     // A bad schedule blocks Train with the bad part named at the field.
     panel->schedule_box()->setCurrentText("cosine");
     panel->schedule_edit()->setText("decay_steps=lots");
@@ -161,11 +162,11 @@ class SetupPanelsTest : public QObject {
     QCOMPARE(points.back().y(), 0.0);   // the cosine (alpha 0) has ended
     QCOMPARE(points.back().x(), 64.0);
     // Training: the live learning-rate chart turns itself on and shows the rates used.
-    QVERIFY(!w->chart(Metric::kLearningRate)->isVisible());
+    QVERIFY(!w->live_page()->chart(Metric::kLearningRate)->isVisible());
     QVERIFY(train_to_end(*w));
-    QCOMPARE(w->last_result().status, RunStatus::kFinished);
-    QTRY_VERIFY_WITH_TIMEOUT(w->chart(Metric::kLearningRate)->isVisible(), 5000);
-    const auto& rates = w->metrics().raw(Metric::kLearningRate);
+    QCOMPARE(w->launcher()->live()->last_result().status, RunStatus::kFinished);
+    QTRY_VERIFY_WITH_TIMEOUT(w->live_page()->chart(Metric::kLearningRate)->isVisible(), 5000);
+    const auto& rates = w->launcher()->live()->metrics().raw(Metric::kLearningRate);
     QCOMPARE(rates.size(), 64);
     QCOMPARE(rates[0].y(), 0.0);
     QCOMPARE(rates[4].y(), 0.01);
@@ -192,25 +193,25 @@ class SetupPanelsTest : public QObject {
     idx("t10k-labels-idx1-ubyte", {16});
     auto w = std::make_unique<MainWindow>(/*restore_settings=*/false);
     w->show();
-    w->apply_preset("fashion-cnn");
-    w->dataset_panel()->set_dataset("fashion-mnist", dir.path());
-    w->dataset_panel()->load();
-    QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset(), 30000);
-    set_training(w->training_panel(), "adam", 0.001, 16, 40);
+    w->setup()->apply_preset("fashion-cnn");
+    w->setup()->dataset_panel()->set_dataset("fashion-mnist", dir.path());
+    w->setup()->dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w->setup()->dataset_panel()->loading() && w->setup()->dataset_panel()->dataset(), 30000);
+    set_training(w->setup()->training_panel(), "adam", 0.001, 16, 40);
     w->set_pace(40);  // 4 steps an epoch: about 4 s, time to replace the file mid-run
     QSignalSpy done(w.get(), &MainWindow::run_finished);
     QVERIFY(train_past(*w, 2));
     std::ofstream(dir.filePath("train-images-idx3-ubyte").toStdString(), std::ios::binary | std::ios::trunc)
         << "these are not images";
     QVERIFY(done.wait(60000));
-    QCOMPARE(w->last_result().status, RunStatus::kFinished);
-    QCOMPARE(w->metrics().steps(), 40 * 4);
-    QSignalSpy failed(w->dataset_panel(), &DatasetPanel::error);
-    w->dataset_panel()->load();
+    QCOMPARE(w->launcher()->live()->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w->launcher()->live()->metrics().steps(), 40 * 4);
+    QSignalSpy failed(w->setup()->dataset_panel(), &DatasetPanel::error);
+    w->setup()->dataset_panel()->load();
     QVERIFY(failed.wait(30000));
     const QString message = failed.takeFirst().at(0).toString();
     QVERIFY2(message.contains("train-images-idx3-ubyte") && message.contains("not an IDX file"), qPrintable(message));
-    QVERIFY(!w->dataset_panel()->dataset());
+    QVERIFY(!w->setup()->dataset_panel()->dataset());
   }
 
   // Devices → Processes: 2 runs worker 1 as a mirrortrain process beside the window (worker 0),
@@ -221,16 +222,16 @@ class SetupPanelsTest : public QObject {
     std::unique_ptr<MainWindow> w;
     open_small_window(w, 2);
     if (QTest::currentTestFailed()) return;
-    w->devices_panel()->logical_box()->setValue(1);
-    w->devices_panel()->processes_box()->setValue(2);
-    QCOMPARE(w->devices_panel()->replica_list()->count(), 2);
-    QVERIFY(w->devices_panel()->replica_list()->item(1)->text().startsWith("process 1: cpu:0"));
-    QVERIFY2(w->devices_panel()->split_label()->text().contains("32 + 32"), qPrintable(w->devices_panel()->split_label()->text()));
+    w->setup()->devices_panel()->logical_box()->setValue(1);
+    w->setup()->devices_panel()->processes_box()->setValue(2);
+    QCOMPARE(w->setup()->devices_panel()->replica_list()->count(), 2);
+    QVERIFY(w->setup()->devices_panel()->replica_list()->item(1)->text().startsWith("process 1: cpu:0"));
+    QVERIFY2(w->setup()->devices_panel()->split_label()->text().contains("32 + 32"), qPrintable(w->setup()->devices_panel()->split_label()->text()));
     QVERIFY(train_to_end(*w, 120000));
-    QCOMPARE(w->last_result().status, RunStatus::kFinished);
-    QCOMPARE(w->metrics().steps(), 2 * 32);
-    QVERIFY(w->metrics().val_epochs(Metric::kAccuracy).back().y() > 0.8);
-    const auto record = read_run(w->run_dir().toStdString());
+    QCOMPARE(w->launcher()->live()->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w->launcher()->live()->metrics().steps(), 2 * 32);
+    QVERIFY(w->launcher()->live()->metrics().val_epochs(Metric::kAccuracy).back().y() > 0.8);
+    const auto record = read_run(w->launcher()->run_dir().toStdString());
     QCOMPARE(QString::fromStdString(record.status), QString("finished"));
     const nlohmann::json* workers = json_field(record.run, "workers");
     QVERIFY(workers);
@@ -238,20 +239,20 @@ class SetupPanelsTest : public QObject {
     QCOMPARE(QString::fromStdString(workers->at("launcher").get<std::string>()), QString("mirrorbench"));
     QCOMPARE(record.run.at("devices").size(), size_t{2});
     // Resumed from the window, it trains in two processes again (one would not fit its checkpoint).
-    const QString dir = w->run_dir();
+    const QString dir = w->launcher()->run_dir();
     QSignalSpy resumed(w.get(), &MainWindow::run_finished);
     w->resume_run(dir, 3);
     QVERIFY(resumed.wait(120000));
-    QVERIFY2(w->last_result().status == RunStatus::kFinished, w->last_result().message.c_str());
-    QCOMPARE(w->last_result().steps, 3 * 32);
+    QVERIFY2(w->launcher()->live()->last_result().status == RunStatus::kFinished, w->launcher()->live()->last_result().message.c_str());
+    QCOMPARE(w->launcher()->live()->last_result().steps, 3 * 32);
     QCOMPARE(QString::fromStdString(read_run(dir.toStdString()).status), QString("finished"));
   }
 
   void launchCommandSavesTheConfigAndGivesTorchrunAndSbatch() {
-    MainWindow w(false);
-    w.apply_preset("spirals-mlp");
-    w.devices_panel()->processes_box()->setValue(3);
-    LaunchDialog d(w.current_config(), w.devices_panel()->processes(), &w);
+    SetupTabs t;
+    t.apply_preset("spirals-mlp");
+    t.devices_panel()->processes_box()->setValue(3);
+    LaunchDialog d(t.current_config(), t.devices_panel()->processes(), &t);
     QVERIFY(!d.config_file().isEmpty());
     const QString text = d.text();
     QVERIFY2(text.contains("torchrun --nproc_per_node 3 --no_python"), qPrintable(text));
@@ -261,7 +262,7 @@ class SetupPanelsTest : public QObject {
     std::ifstream in(d.config_file().toStdString());
     const TrainConfig back = config_from_json(nlohmann::json::parse(in));
     QCOMPARE(QString::fromStdString(back.preset), QString("spirals-mlp"));
-    QCOMPARE(back.model.layers.size(), w.current_config().model.layers.size());
+    QCOMPARE(back.model.layers.size(), t.current_config().model.layers.size());
   }
 };
 

@@ -40,7 +40,7 @@ class SoftmaxChoiceTest : public QObject {
     std::unique_ptr<MainWindow> w;
     open_small_window(w, 1);
     if (QTest::currentTestFailed()) return;
-    ModelPanel* m = w->model_panel();
+    ModelPanel* m = w->setup()->model_panel();
     QVERIFY(m->softmax_notice()->isHidden());  // the preset outputs logits
 
     const QStringList notes = m->open_model_file(keras);
@@ -61,14 +61,14 @@ class SoftmaxChoiceTest : public QObject {
     QVERIFY2(m->ok(), qPrintable(m->problem()));
 
     QVERIFY(train_to_end(*w));
-    QCOMPARE(w->last_result().status, RunStatus::kFinished);
-    const auto record = read_run(w->run_dir().toStdString());
+    QCOMPARE(w->launcher()->live()->last_result().status, RunStatus::kFinished);
+    const auto record = read_run(w->launcher()->run_dir().toStdString());
     const auto& config = record.run["config"];
     // Recorded by the file's name, not as the preset the window had before.
     QCOMPARE(QString::fromStdString(config["preset"].get<std::string>()), QString());
     QCOMPARE(QString::fromStdString(config["model"]["name"].get<std::string>()), QString("my_keras_mlp"));
     QVERIFY(config["model"].value("train_on_probabilities", false));
-    QVERIFY2(w->run_dir().contains("my_keras_mlp"), qPrintable(w->run_dir()));
+    QVERIFY2(w->launcher()->run_dir().contains("my_keras_mlp"), qPrintable(w->launcher()->run_dir()));
     QVERIFY2(record.epochs.back().val_accuracy > 0.8, qPrintable(QString::number(record.epochs.back().val_accuracy)));
 
     // The other fix: the softmax goes, the loss gets logits.

@@ -20,6 +20,8 @@
 #include "ui/classroom/strategy_view.h"
 #include "ui/run/training_controller.h"
 #include "ui/window/help.h"
+#include "ui/setup/setup_tabs.h"
+#include "ui/window/lesson_controller.h"
 #include "ui/window/main_window.h"
 #include "../scoped_runs_folder.h"
 
@@ -59,7 +61,7 @@ class KeyboardTest : public QObject {
   // takes one step; the box does not open. The same with the focus on the Next button.
   void spaceStepsTheStrategyTabWithFocusOnTheModeBox() {
     MainWindow w(false);
-    w.apply_preset("spirals-mlp");
+    w.setup()->apply_preset("spirals-mlp");
     w.resize(1280, 720);
     w.show();
     QVERIFY(QTest::qWaitForWindowActive(&w));
@@ -112,15 +114,15 @@ class KeyboardTest : public QObject {
   // The window's shortcuts with the focus in each panel: the settings, a page, the Lesson dock.
   void shortcutsWorkWithTheFocusInAnyPanel() {
     MainWindow w(false);
-    w.apply_preset("spirals-mlp");
+    w.setup()->apply_preset("spirals-mlp");
     w.resize(1280, 720);
     w.show();
     QVERIFY(QTest::qWaitForWindowActive(&w));
     QSignalSpy done(&w, &MainWindow::sweep_finished);
-    QVERIFY(w.open_lesson("broken-sync", 10));
+    QVERIFY(w.lessons()->open("broken-sync", 10));
     QVERIFY(done.wait(120000));
-    QVERIFY(w.lesson_dock()->isVisible());
-    QList<QWidget*> panels = {w.lesson_panel()->run_button(), w.strategy_view()->mode_choice()};
+    QVERIFY(w.lessons()->dock()->isVisible());
+    QList<QWidget*> panels = {w.lessons()->panel()->run_button(), w.strategy_view()->mode_choice()};
     for (QWidget* focus : panels) {
       focus->setFocus();
       QCOMPARE(QApplication::focusWidget(), focus);
@@ -134,11 +136,11 @@ class KeyboardTest : public QObject {
       QCOMPARE(w.projector_action()->isChecked(), !projector);
     }
     // Floating, the dock is a window of its own: the main window's shortcuts still reach it.
-    w.lesson_dock()->setFloating(true);
-    w.lesson_dock()->activateWindow();
+    w.lessons()->dock()->setFloating(true);
+    w.lessons()->dock()->activateWindow();
     QTest::qWait(50);
-    w.lesson_panel()->run_button()->setFocus();
-    QCOMPARE(dialog_opened_by(w.lesson_panel()->run_button(), QKeySequence("Ctrl+Shift+L")), QString("Lessons"));
+    w.lessons()->panel()->run_button()->setFocus();
+    QCOMPARE(dialog_opened_by(w.lessons()->panel()->run_button(), QKeySequence("Ctrl+Shift+L")), QString("Lessons"));
   }
 };
 

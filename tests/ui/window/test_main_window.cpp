@@ -27,6 +27,10 @@
 #include "ui/setup/dataset_panel.h"
 #include "ui/setup/model_panel.h"
 #include "ui/setup/training_panel.h"
+#include "ui/setup/setup_tabs.h"
+#include "ui/run/run_launcher.h"
+#include "ui/run/live_run.h"
+#include "ui/live/live_page.h"
 #include "ui/window/main_window.h"
 #include "points_run.h"
 
@@ -45,18 +49,18 @@ class MainWindowTest : public QObject {
     MainWindow w(false);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QTRY_VERIFY_WITH_TIMEOUT(w.dataset_panel()->dataset() != nullptr, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.setup()->dataset_panel()->dataset() != nullptr, 20000);
     qInfo("window usable with its default dataset after %lld ms", static_cast<long long>(t.elapsed()));
     QVERIFY2(w.train_action()->isEnabled(), qPrintable(w.train_blocked_label()->text()));
     QVERIFY(!w.stop_action()->isEnabled());
-    QVERIFY(w.model_panel()->ok());
+    QVERIFY(w.setup()->model_panel()->ok());
     // Before any run, a top-5 chart only for more than 5 classes (spirals has 3: it was always 1).
-    const int64_t classes = w.dataset_panel()->dataset()->info().num_classes;
-    QCOMPARE(!w.chart(Metric::kTopK)->isHidden(), classes > 5);
-    w.dataset_panel()->set_dataset("spirals");
-    w.dataset_panel()->load();
-    QTRY_VERIFY_WITH_TIMEOUT(!w.dataset_panel()->loading() && w.dataset_panel()->dataset()->info().name == "spirals", 20000);
-    QVERIFY(w.chart(Metric::kTopK)->isHidden());
+    const int64_t classes = w.setup()->dataset_panel()->dataset()->info().num_classes;
+    QCOMPARE(!w.live_page()->chart(Metric::kTopK)->isHidden(), classes > 5);
+    w.setup()->dataset_panel()->set_dataset("spirals");
+    w.setup()->dataset_panel()->load();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.setup()->dataset_panel()->loading() && w.setup()->dataset_panel()->dataset()->info().name == "spirals", 20000);
+    QVERIFY(w.live_page()->chart(Metric::kTopK)->isHidden());
   }
 
   void stopHaltsWithinAStep() {
@@ -67,8 +71,8 @@ class MainWindowTest : public QObject {
     QVERIFY(train_past(*w, 5));
     w->stop_action()->trigger();
     QVERIFY(done.wait(10000));
-    QCOMPARE(w->last_result().status, RunStatus::kStopped);
-    QVERIFY(w->last_result().steps < 500 * 32);
+    QCOMPARE(w->launcher()->live()->last_result().status, RunStatus::kStopped);
+    QVERIFY(w->launcher()->live()->last_result().steps < 500 * 32);
   }
 
   void pauseHoldsTheRunUntilResumed() {
@@ -81,16 +85,16 @@ class MainWindowTest : public QObject {
     w->pause_action()->setChecked(true);
     QCOMPARE(w->pause_action()->text(), QString("Resume"));  // what pressing it again does
     // The step in flight lands, then the trainer holds between steps.
-    QTRY_VERIFY_WITH_TIMEOUT(w->controller()->holding(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(w->launcher()->controller()->holding(), 10000);
     // Steps the trainer sent before it began to hold are queued by now: deliver them first.
     QCoreApplication::processEvents();
-    const qint64 held = w->metrics().steps();
+    const qint64 held = w->launcher()->live()->metrics().steps();
     QTest::qWait(500);  // an observation window, not a wait for something: a held run takes no step
-    QCOMPARE(w->metrics().steps(), held);
-    QVERIFY(w->controller()->holding());
+    QCOMPARE(w->launcher()->live()->metrics().steps(), held);
+    QVERIFY(w->launcher()->controller()->holding());
     w->pause_action()->setChecked(false);
     QCOMPARE(w->pause_action()->text(), QString("Pause"));
-    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > held, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(w->launcher()->live()->metrics().steps() > held, 10000);
     w->stop_action()->trigger();
     QVERIFY(done.wait(10000));
   }
@@ -102,7 +106,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(pace->currentText(), QString("full speed"));
     pace->setCurrentIndex(pace->findData(10.0));
     Q_EMIT pace->activated(pace->currentIndex());
-    QCOMPARE(w.controller()->pace(), 10.0);
+    QCOMPARE(w.launcher()->controller()->pace(), 10.0);
     w.set_pace(7);  // as mirrorbench --pace 7
     QCOMPARE(pace->currentText(), QString("7 steps/s"));
     QCOMPARE(w.pace(), 7.0);
@@ -117,10 +121,10 @@ class MainWindowTest : public QObject {
     // A linear model with a huge step diverges: the run fails with a NaN loss.
     ModelSpec linear = model_from_json(nlohmann::json::parse(
         R"({"layers": [{"type": "Dense", "units": 64}, {"type": "Dense", "units": 64}, {"type": "Dense", "units": "classes"}]})"));
-    w->model_panel()->set_spec(linear);
-    set_training(w->training_panel(), "sgd", 100, 64, 3);
+    w->setup()->model_panel()->set_spec(linear);
+    set_training(w->setup()->training_panel(), "sgd", 100, 64, 3);
     QVERIFY(train_to_end(*w));
-    QCOMPARE(w->last_result().status, RunStatus::kFailed);
+    QCOMPARE(w->launcher()->live()->last_result().status, RunStatus::kFailed);
     QVERIFY(w->error_banner()->isVisible());
     QVERIFY2(w->error_banner()->text().contains("loss became"), qPrintable(w->error_banner()->text()));
     QVERIFY(w->train_action()->isEnabled());  // the window stays usable
@@ -151,8 +155,8 @@ class MainWindowTest : public QObject {
     const QString strip = w->setup_strip()->findChild<QLabel*>("setup_summary")->toolTip();
     QVERIFY2(strip.contains("blobs") && strip.contains("batch 50"), qPrintable(strip));
     QVERIFY(done.wait(60000));
-    QCOMPARE(w->last_result().status, RunStatus::kFinished);
-    QCOMPARE(w->last_result().steps, 3 * 8);
+    QCOMPARE(w->launcher()->live()->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w->launcher()->live()->last_result().steps, 3 * 8);
     QVERIFY(w->error_banner()->isVisible());
     const QString text = w->error_banner()->text();
     QVERIFY2(text.contains("passed over a damaged checkpoint") && text.contains("ckpt-12.pt") &&
@@ -181,36 +185,36 @@ class MainWindowTest : public QObject {
     QSettings().clear();
     auto open = [](std::unique_ptr<MainWindow>& w) {
       w = std::make_unique<MainWindow>(/*restore_settings=*/true);
-      w->apply_preset("spirals-mlp");
+      w->setup()->apply_preset("spirals-mlp");
       w->show();
-      w->dataset_panel()->set_dataset("blobs");
-      w->dataset_panel()->load();
-      QTRY_VERIFY_WITH_TIMEOUT(!w->dataset_panel()->loading() && w->dataset_panel()->dataset() &&
-                                   w->dataset_panel()->dataset()->info().name == "blobs", 30000);
+      w->setup()->dataset_panel()->set_dataset("blobs");
+      w->setup()->dataset_panel()->load();
+      QTRY_VERIFY_WITH_TIMEOUT(!w->setup()->dataset_panel()->loading() && w->setup()->dataset_panel()->dataset() &&
+                                   w->setup()->dataset_panel()->dataset()->info().name == "blobs", 30000);
     };
     std::unique_ptr<MainWindow> w;
     open(w);
     if (QTest::currentTestFailed()) return;
     QVERIFY(!w->resume_offer()->isVisible());
-    set_training(w->training_panel(), "adam", 0.01, 64, 500);
-    w->training_panel()->run_name_edit()->setText("named before it started");
+    set_training(w->setup()->training_panel(), "adam", 0.01, 64, 500);
+    w->setup()->training_panel()->run_name_edit()->setText("named before it started");
     int asked = 0;
     bool held_while_asked = false;
     MainWindow::QuitChoice answer = MainWindow::QuitChoice::kKeepTraining;
     w->set_quit_choice([&] {
       ++asked;
-      held_while_asked = w->controller()->paused();  // it trained on behind the question
+      held_while_asked = w->launcher()->controller()->paused();  // it trained on behind the question
       return answer;
     });
     w->train_action()->trigger();
-    QVERIFY(w->training_panel()->run_name_edit()->text().isEmpty());  // the next run does not inherit it
-    QTRY_VERIFY_WITH_TIMEOUT(w->metrics().steps() > 3, 30000);
-    const QString dir = w->run_dir();
+    QVERIFY(w->setup()->training_panel()->run_name_edit()->text().isEmpty());  // the next run does not inherit it
+    QTRY_VERIFY_WITH_TIMEOUT(w->launcher()->live()->metrics().steps() > 3, 30000);
+    const QString dir = w->launcher()->run_dir();
     // Keep training: nothing closes, nothing stops.
     QVERIFY(!w->close());
     QCOMPARE(asked, 1);
     QVERIFY(held_while_asked);
-    QVERIFY(w->isVisible() && w->running() && !w->controller()->paused());  // and goes on after
+    QVERIFY(w->isVisible() && w->launcher()->running() && !w->launcher()->controller()->paused());  // and goes on after
     // Stop and quit: the run is recorded stopped, under its name.
     answer = MainWindow::QuitChoice::kStopAndQuit;
     QVERIFY(w->close());
@@ -228,16 +232,16 @@ class MainWindowTest : public QObject {
              qPrintable(offer));
     w->resume_offer()->findChild<QPushButton*>("resume_last")->click();
     QVERIFY(!w->resume_offer()->isVisible());
-    QTRY_VERIFY_WITH_TIMEOUT(w->running() && w->metrics().steps() > 3, 30000);
-    QCOMPARE(w->run_dir(), dir);
+    QTRY_VERIFY_WITH_TIMEOUT(w->launcher()->running() && w->launcher()->live()->metrics().steps() > 3, 30000);
+    QCOMPARE(w->launcher()->run_dir(), dir);
     // Quit when it finishes: the window stays until the run ends by itself; then nothing is offered.
     w->stop_action()->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(!w->running(), 30000);
-    set_training(w->training_panel(), "adam", 0.01, 64, 2);
+    QTRY_VERIFY_WITH_TIMEOUT(!w->launcher()->running(), 30000);
+    set_training(w->setup()->training_panel(), "adam", 0.01, 64, 2);
     w->set_pace(20);  // a few seconds: time to ask twice
     w->set_quit_choice([] { return MainWindow::QuitChoice::kQuitWhenDone; });
     w->train_action()->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(w->running(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w->launcher()->running(), 30000);
     QVERIFY(!w->close());
     // Closing again before it ends asks again (it used to stop the run without a word).
     int again = 0;
@@ -248,20 +252,20 @@ class MainWindowTest : public QObject {
     QVERIFY(!w->close());
     QCOMPARE(again, 1);
     QTRY_VERIFY_WITH_TIMEOUT(!w->isVisible(), 60000);
-    QCOMPARE(w->last_result().status, RunStatus::kFinished);
+    QCOMPARE(w->launcher()->live()->last_result().status, RunStatus::kFinished);
     w.reset();
     open(w);
     if (QTest::currentTestFailed()) return;
     QVERIFY(!w->resume_offer()->isVisible());
     // A run that ends while the question is open: "Quit when it finishes" closes at once (it used
     // to wait for an end that had already come).
-    set_training(w->training_panel(), "adam", 0.01, 64, 500);
+    set_training(w->setup()->training_panel(), "adam", 0.01, 64, 500);
     w->train_action()->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(w->running() && w->metrics().steps() > 2, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w->launcher()->running() && w->launcher()->live()->metrics().steps() > 2, 30000);
     MainWindow* window = w.get();
     w->set_quit_choice([window] {
       window->stop_action()->trigger();
-      for (int k = 0; k < 300 && window->running(); ++k) QTest::qWait(20);
+      for (int k = 0; k < 300 && window->launcher()->running(); ++k) QTest::qWait(20);
       return MainWindow::QuitChoice::kQuitWhenDone;
     });
     QVERIFY(w->close());

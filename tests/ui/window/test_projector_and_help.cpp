@@ -23,6 +23,10 @@
 #include "ui/window/help.h"
 #include "ui/widgets/plain_text.h"
 #include "../scoped_runs_folder.h"
+#include "ui/setup/setup_tabs.h"
+#include "ui/window/lesson_controller.h"
+#include "ui/run/run_launcher.h"
+#include "ui/live/live_page.h"
 #include "ui/window/main_window.h"
 #include "../ui_test_helpers.h"
 
@@ -94,8 +98,8 @@ class ProjectorAndHelpTest : public QObject {
     w.projector_action()->setChecked(true);
     hand_on_font();
     QSignalSpy done(&w, &MainWindow::sweep_finished);
-    QVERIFY(w.open_lesson("broken-sync", 4));
-    auto* title = w.lesson_dock()->findChild<QLabel*>("dock_title");
+    QVERIFY(w.lessons()->open("broken-sync", 4));
+    auto* title = w.lessons()->dock()->findChild<QLabel*>("dock_title");
     QVERIFY(title);
     QCOMPARE(title->text(), QString("Lesson: Broken sync"));
     const auto px = [](const QFont& f) { return QFontInfo(f).pixelSize(); };
@@ -113,23 +117,23 @@ class ProjectorAndHelpTest : public QObject {
   // Train/Pause/Stop stay visible on both themes.
   void projectorModeFitsA720pScreenAndScalesChartText() {
     MainWindow w(false);
-    w.apply_preset("spirals-mlp");
+    w.setup()->apply_preset("spirals-mlp");
     w.resize(1280, 720);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    const double normal = w.chart(Metric::kLoss)->chart()->titleFont().pointSizeF();
-    const double normal_axis = w.chart(Metric::kLoss)->chart()->axes().front()->labelsFont().pointSizeF();
+    const double normal = w.live_page()->chart(Metric::kLoss)->chart()->titleFont().pointSizeF();
+    const double normal_axis = w.live_page()->chart(Metric::kLoss)->chart()->axes().front()->labelsFont().pointSizeF();
     w.dark_action()->setChecked(true);
     w.projector_action()->setChecked(true);
     const QSize need = w.minimumSizeHint();
     QVERIFY2(need.width() <= 1280 && need.height() <= 720,
              qPrintable(QString("projector mode needs %1 x %2").arg(need.width()).arg(need.height())));
-    auto* chart = w.chart(Metric::kLoss)->chart();
+    auto* chart = w.live_page()->chart(Metric::kLoss)->chart();
     QVERIFY2(chart->titleFont().pointSizeF() >= 1.5 * normal,
              qPrintable(QString("title %1 pt, normal %2 pt").arg(chart->titleFont().pointSizeF()).arg(normal)));
     for (auto* axis : chart->axes()) QVERIFY(axis->labelsFont().pointSizeF() >= 1.5 * normal_axis);
     QCOMPARE(chart->legend()->alignment(), Qt::AlignBottom);
-    QVERIFY(!w.chart(Metric::kAccuracy)->chart()->legend()->isVisible());  // one legend for the stack
+    QVERIFY(!w.live_page()->chart(Metric::kAccuracy)->chart()->legend()->isVisible());  // one legend for the stack
     // The icons differ clearly from the toolbar's background in both themes.
     for (bool dark : {true, false}) {
       w.dark_action()->setChecked(dark);
@@ -151,18 +155,18 @@ class ProjectorAndHelpTest : public QObject {
     }
     // Training: the window still fits (the scaling page's charts, given a minimum height, made the
     // Runs page and so the window 752 pixels high, pushing the status bar off the screen).
-    QTRY_VERIFY_WITH_TIMEOUT(w.dataset_panel()->dataset() != nullptr && w.train_action()->isEnabled(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.setup()->dataset_panel()->dataset() != nullptr && w.train_action()->isEnabled(), 30000);
     w.set_pace(50);
     QVERIFY(train_past(w, 2));
     // With a message above them the charts are at their shortest: their labels stay whole ("..."
     // was all a projector showed), with no more ticks on the y axis than its height holds.
-    const double roomy = w.chart(Metric::kLoss)->chart()->plotArea().height();
+    const double roomy = w.live_page()->chart(Metric::kLoss)->chart()->plotArea().height();
     w.error_banner()->setText("Note: a message of two lines, as a run that was resumed past a damaged checkpoint "
                               "shows, which takes room from the charts below it on a 720-pixel screen.");
     w.error_banner()->setVisible(true);
-    QTRY_VERIFY_WITH_TIMEOUT(w.chart(Metric::kLoss)->chart()->plotArea().height() < roomy, 5000);  // laid out again
+    QTRY_VERIFY_WITH_TIMEOUT(w.live_page()->chart(Metric::kLoss)->chart()->plotArea().height() < roomy, 5000);  // laid out again
     for (Metric m : {Metric::kLoss, Metric::kAccuracy}) {
-      MetricChart* view = w.chart(m);
+      MetricChart* view = w.live_page()->chart(m);
       for (QAbstractAxis* axis : view->chart()->axes()) QVERIFY(!axis->truncateLabels());
       auto* y = qobject_cast<QValueAxis*>(view->y_axis());
       QVERIFY(y);
@@ -181,11 +185,11 @@ class ProjectorAndHelpTest : public QObject {
                             .arg(w.height())));
     w.set_quit_choice([] { return MainWindow::QuitChoice::kStopAndQuit; });
     w.stop_action()->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(!w.running(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.launcher()->running(), 30000);
     // Stopped, projector mode keeps the settings folded (the room still looks at the pages); the
     // strip's button unfolds them, and its summary gives way so that the pages' tabs stay whole;
     // the charts narrow and their step labels still stand apart.
-    QVERIFY(!w.setup_tabs()->isVisible() && w.setup_strip()->isVisible());
+    QVERIFY(!w.setup()->isVisible() && w.setup_strip()->isVisible());
     auto* toggle = w.setup_strip()->findChild<QToolButton*>("setup_toggle");
     QVERIFY(toggle);
     toggle->click();
@@ -195,19 +199,19 @@ class ProjectorAndHelpTest : public QObject {
         if (!pages->rect().contains(pages->tabRect(i))) return false;
       return true;
     };
-    QTRY_VERIFY_WITH_TIMEOUT(w.setup_tabs()->isVisible() && tabs_whole(), 5000);  // unfolded, and laid out again
+    QTRY_VERIFY_WITH_TIMEOUT(w.setup()->isVisible() && tabs_whole(), 5000);  // unfolded, and laid out again
     QVERIFY(!w.setup_strip()->findChild<QLabel*>("setup_summary")->isVisible());
     for (int i = 0; i < pages->count(); ++i)
       QVERIFY2(pages->rect().contains(pages->tabRect(i)),
                qPrintable(QString("the %1 tab is drawn at %2..%3 of a %4 px tab bar")
                               .arg(pages->tabText(i)).arg(pages->tabRect(i).left()).arg(pages->tabRect(i).right()).arg(pages->width())));
     for (Metric m : {Metric::kLoss, Metric::kAccuracy}) {
-      check_step_labels(w.chart(m), "stopped");
+      check_step_labels(w.live_page()->chart(m), "stopped");
       if (QTest::currentTestFailed()) return;
     }
     w.projector_action()->setChecked(false);
-    QVERIFY(w.setup_tabs()->isVisible() && !w.setup_strip()->isVisible());  // a desk: the settings are there
-    QCOMPARE(w.chart(Metric::kLoss)->chart()->titleFont().pointSizeF(), normal);
+    QVERIFY(w.setup()->isVisible() && !w.setup_strip()->isVisible());  // a desk: the settings are there
+    QCOMPARE(w.live_page()->chart(Metric::kLoss)->chart()->titleFont().pointSizeF(), normal);
     const QSize normal_need = w.minimumSizeHint();
     QVERIFY2(normal_need.width() <= 1280 && normal_need.height() <= 720,
              qPrintable(QString("normal mode needs %1 x %2").arg(normal_need.width()).arg(normal_need.height())));

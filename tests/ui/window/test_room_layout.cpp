@@ -45,6 +45,11 @@
 #include "ui/runs/runs_browser.h"
 #include "ui/runs/runs_page.h"
 #include "ui/runs/compare_view.h"
+#include "ui/setup/setup_tabs.h"
+#include "ui/window/lesson_controller.h"
+#include "ui/run/run_launcher.h"
+#include "ui/run/live_run.h"
+#include "ui/live/live_page.h"
 #include "ui/window/main_window.h"
 #include "../ui_test_helpers.h"
 #include "../scoped_runs_folder.h"
@@ -206,7 +211,7 @@ class RoomLayoutTest : public QObject {
       }
       if (page != 0) continue;
       for (Metric m : {Metric::kLoss, Metric::kAccuracy, Metric::kTopK, Metric::kLearningRate}) {
-        MetricChart* chart = w.chart(m);
+        MetricChart* chart = w.live_page()->chart(m);
         if (!chart->isVisible()) continue;
         const double plot = chart->chart()->plotArea().height();
         qInfo("%s: %s plot %.0f px, window %dx%d", qPrintable(where), qPrintable(chart->chart()->title()), plot,
@@ -241,7 +246,7 @@ class RoomLayoutTest : public QObject {
   // Pauses `w`'s run, if one trains, and waits until the window stops changing: the step it was in
   // finished, and whatever that step caused (an end, a failure's banner) shown.
   static void hold(MainWindow& w) {
-    auto now = [&w] { return std::make_tuple(w.metrics().steps(), w.running(), w.error_banner()->isVisible()); };
+    auto now = [&w] { return std::make_tuple(w.launcher()->live()->metrics().steps(), w.launcher()->running(), w.error_banner()->isVisible()); };
     QDeadlineTimer deadline(30000);
     for (auto seen = now(); !deadline.hasExpired();) {
       if (w.pause_action()->isEnabled()) w.pause_action()->setChecked(true);  // the lesson's next run too
@@ -278,10 +283,10 @@ class RoomLayoutTest : public QObject {
     if (!lesson.isEmpty()) {
       // Its runs training (the Live page, the settings folded), then compared once they end (a
       // comparison of six runs, whose table made the window 775 pixels high on a 720 one).
-      QVERIFY2(w.open_lesson(lesson, /*max_steps=*/30), qPrintable(w.error_banner()->text()));
-      QTRY_VERIFY_WITH_TIMEOUT(w.metrics().steps() > 0 || !w.sweeping(), 60000);
+      QVERIFY2(w.lessons()->open(lesson, /*max_steps=*/30), qPrintable(w.error_banner()->text()));
+      QTRY_VERIFY_WITH_TIMEOUT(w.launcher()->live()->metrics().steps() > 0 || !w.launcher()->sweeping(), 60000);
       // The strip says what trains: the lesson, which of its runs, that run's own settings.
-      if (w.sweeping()) {
+      if (w.launcher()->sweeping()) {
         const QString said = w.setup_strip()->findChild<QLabel*>("setup_summary")->toolTip();
         const QString title = QString::fromStdString(find_lesson(lesson.toStdString()).title);
         QVERIFY2(said.contains(title) && said.contains(QRegularExpression("run \\d of \\d: ")), qPrintable(said));
@@ -292,7 +297,7 @@ class RoomLayoutTest : public QObject {
       check_pages(w, screen_of(kScreens[0]), "lesson " + lesson + " training");
       if (QTest::currentTestFailed()) return;
       w.pause_action()->setChecked(false);
-      QTRY_VERIFY_WITH_TIMEOUT(!w.sweeping(), 120000);
+      QTRY_VERIFY_WITH_TIMEOUT(!w.launcher()->sweeping(), 120000);
     }
     for (const QSize& size : kScreens) {
       QScreen* screen = screen_of(size);
@@ -317,7 +322,7 @@ class RoomLayoutTest : public QObject {
       // Projector type follows the screen the mode is turned on in (1/40 of its height).
       w.projector_action()->setChecked(true);
       // A room's mode: the settings fold to their strip, training or not.
-      QVERIFY2(!w.setup_tabs()->isVisible() && w.setup_strip()->isVisible(), qPrintable(screen->name()));
+      QVERIFY2(!w.setup()->isVisible() && w.setup_strip()->isVisible(), qPrintable(screen->name()));
       check_pages(w, screen, "projector");
       if (!QTest::currentTestFailed()) check_list_brought_back(w, screen, "projector");
       w.projector_action()->setChecked(false);
@@ -327,9 +332,9 @@ class RoomLayoutTest : public QObject {
       w.presentation_action()->setChecked(false);  // the application's font is everyone's
       if (QTest::currentTestFailed()) return;
     }
-    if (w.running() || w.sweeping()) {
+    if (w.launcher()->running() || w.launcher()->sweeping()) {
       w.stop_action()->trigger();
-      QTRY_VERIFY_WITH_TIMEOUT(!w.running() && !w.sweeping(), 60000);
+      QTRY_VERIFY_WITH_TIMEOUT(!w.launcher()->running() && !w.launcher()->sweeping(), 60000);
     }
   }
 

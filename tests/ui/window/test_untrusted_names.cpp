@@ -38,6 +38,7 @@
 #include "ui/runs/runs_browser.h"
 #include "ui/setup/launch_dialog.h"
 #include "ui/widgets/plain_text.h"
+#include "ui/window/lesson_controller.h"
 #include "ui/window/main_window.h"
 #include "points_run.h"
 #include "../scoped_runs_folder.h"

@@ -1,4 +1,5 @@
-#include "ui/window/preset_choice.h"
+// Tested by tests/ui/setup/test_presets.cpp (a preset keeps your data, or says why not).
+#include "ui/setup/preset_choice.h"
 
 #include "mirror/model/presets.h"
 #include "mirror/model/shape.h"
