@@ -5,6 +5,8 @@
 #   scripts/setup-python.sh          ONNX Runtime and numpy: the export test runs exported models
 #   scripts/setup-python.sh torch    also PyTorch 2.11 with CUDA 13 (its LibTorch is what a CUDA
 #                                    build compiles against: scripts/build-cuda.sh; ~4 GB)
+#   scripts/setup-python.sh keras    also Keras 3 and TensorBoard: our .keras files and event
+#                                    files checked by their own readers (~150 MB)
 # Debian's python3 (with python3-venv, scripts/setup.sh) makes the venv; MIRROR_VENV moves it.
 # Without PyPI it says so and exits 1; the tests that need it then skip with that reason.
 set -euo pipefail
@@ -15,7 +17,8 @@ for g in "$@"; do
   case $g in
     tools) ;;
     torch) groups+=(torch) ;;
-    *) echo "setup-python.sh: '$g' is not a group (tools, torch)" >&2; exit 2 ;;
+    keras) groups+=(keras) ;;
+    *) echo "setup-python.sh: '$g' is not a group (tools, torch, keras)" >&2; exit 2 ;;
   esac
 done
 python=/usr/bin/python3
@@ -46,8 +49,9 @@ if ! "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q
 fi
 sort -u <(echo "$have") <(echo "$wanted") | sed '/^$/d' >"$stamp"
 "$venv/bin/python" - <<'PY'
-import importlib
-for name in ("onnxruntime", "torch"):
+import importlib, os
+os.environ.setdefault("KERAS_BACKEND", "jax")  # Keras 3 without TensorFlow
+for name in ("onnxruntime", "torch", "keras", "tensorboard"):
     try:
         m = importlib.import_module(name)
     except ImportError:

@@ -13,6 +13,7 @@ packages=(
   libgoogle-perftools-dev # tcmalloc: keeps libtorch's per-step buffers instead of faulting them in again
   libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libzip-dev libcurl4-openssl-dev libssl-dev   # Keras .npz archives, dataset downloads, SHA-256
+  libhdf5-dev             # HDF5: the weights inside a Keras 3 .keras file (mirrortrain export --format keras)
   libstb-dev              # stb_image: decoding the images of --dataset images (PNG, JPEG, BMP, GIF)
   libgtest-dev googletest
   libbenchmark-dev        # Google Benchmark: bench/kernels.cpp
@@ -53,7 +54,7 @@ case "$blas" in
   *) echo "setup.sh: warning: libblas.so.3 is $blas, not OpenBLAS; training will be much slower." \
           "Select OpenBLAS with: update-alternatives --config libblas.so.3-x86_64-linux-gnu" >&2 ;;
 esac
-# ONNX Runtime (PyPI) runs the exported models in the export test. Without PyPI the test skips
+# ONNX Runtime and Keras 3 (PyPI) run the exported models in the export test. Without PyPI it skips
 # that check and says why; nothing else needs it, so setup goes on.
-./scripts/setup-python.sh || echo "setup.sh: warning: no project venv; the export test skips ONNX Runtime" >&2
+./scripts/setup-python.sh keras || echo "setup.sh: warning: no project venv; the export test skips ONNX Runtime and Keras" >&2
 echo "setup.sh: done"

@@ -185,8 +185,9 @@ int main(int argc, char** argv) {
   ExportArgs export_args;
   auto* export_cmd = app.add_subcommand("export", "Write a run's trained model as a PyTorch state dict and model.py, or as ONNX");
   export_cmd->add_option("run", export_args.run, "Run directory (or its name under the runs folder)")->required();
-  export_cmd->add_option("--format", export_args.format, "pt: model.pt for torch.load plus model.py; onnx: model.onnx (opset 13)")
-      ->check(CLI::IsMember({"pt", "onnx"}))
+  export_cmd->add_option("--format", export_args.format, "pt: model.pt for torch.load plus model.py; onnx: model.onnx (opset 13); keras: model.keras "
+                     "for keras.models.load_model (Keras 3)")
+      ->check(CLI::IsMember({"pt", "onnx", "keras"}))
       ->capture_default_str();
   export_cmd->add_option("--out", export_args.out_dir, "Folder to write into (default: RUN/export)");
   export_cmd->add_option("--checkpoint", export_args.checkpoint,

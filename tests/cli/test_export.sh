@@ -3,7 +3,8 @@
 # the presets' conv nets, and Keras files whose names carry Python) is trained for a few steps and
 # exported; PyTorch (Debian's python3-torch) loads model.pt into the generated model.py, ONNX's
 # checker passes model.onnx, ONNX Runtime (PyPI's onnxruntime in the project venv made by
-# scripts/setup-python.sh; skipped with the reason without it) runs it, and both must compute what we computed for the same inputs
+# scripts/setup-python.sh; skipped with the reason without it) runs it, Keras 3 (PyPI's keras, the
+# venv's keras group) opens model.keras, and all must compute what we computed for the same inputs
 # (sample_input.npy -> sample_output.npy) to 1e-5, running nothing that a name holds.
 # Usage: test_export.sh path/to/mirrortrain
 set -euo pipefail
@@ -50,14 +51,15 @@ else
   echo "SKIP the image models: no Fashion-MNIST in /usr/share/datasets/fashion-mnist (Debian: dataset-fashion-mnist)"
 fi
 
-pt=() onnx=()
+pt=() onnx=() keras_exports=()
 for r in "${runs[@]}"; do
-  for format in pt onnx; do
+  for format in pt onnx keras; do
     "$bin" export "$tmp/$r" --format $format --out "$tmp/export/$r-$format" --sample 8 >"$tmp/export-$r-$format.log" 2>&1 ||
       { echo "FAIL: exporting $r as $format:"; cat "$tmp/export-$r-$format.log"; exit 1; }
   done
   pt+=("$tmp/export/$r-pt")
   onnx+=("$tmp/export/$r-onnx")
+  keras_exports+=("$tmp/export/$r-keras")
 done
 grep -q "model.py" "$tmp/export-seed-reuters-pt.log" || { echo "FAIL: export does not list what it wrote"; exit 1; }
 
@@ -83,6 +85,16 @@ if [[ -x $venv_py ]] && "$venv_py" -c 'import onnxruntime, numpy' 2>/dev/null; t
 else
   echo "SKIP ONNX Runtime: no project venv with onnxruntime at $venv_py (make it: scripts/setup-python.sh)"
   ort_checked=""
+fi
+# Keras 3 from the project venv (PyPI's keras on JAX: scripts/setup-python.sh keras) opens model.keras.
+if [[ -x $venv_py ]] && KERAS_BACKEND=jax "$venv_py" -c 'import keras, h5py' 2>/dev/null; then
+  (cd "$sandbox" && "$venv_py" "$tools/check_keras_export.py" "${keras_exports[@]}") ||
+    { echo "FAIL: Keras does not open model.keras or does not compute what we computed (above)"; exit 1; }
+  ran=$(find "$sandbox" "$tmp/export" -name 'pwned_by_*' -printf '%f ')
+  [[ -z $ran ]] || { echo "FAIL: Keras loading model.keras ran code from names in the model files: $ran"; exit 1; }
+  ort_checked+=", opened by Keras"
+else
+  echo "SKIP Keras: no project venv with keras at $venv_py (make it: scripts/setup-python.sh keras)"
 fi
 
 # What a person gets wrong gets a clear line and exit 2.

@@ -1,5 +1,8 @@
 #include "mirror/model/builder.h"
 
+#include <algorithm>
+#include <limits>
+
 #include <fmt/format.h>
 #include <torch/torch.h>
 
@@ -139,6 +142,19 @@ torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>&
       return torch::nn::AnyModule(torch::nn::Conv2d(o));
     }
     case OpKind::kMaxPool:
+      if (std::any_of(op.pad_begin.begin(), op.pad_begin.end(), [](int64_t b) { return b > 0; })) {
+        // Keras' "same": -inf before the first window (LibTorch's pads are symmetric), then ceil
+        // mode, which lets the last window run past the end.
+        std::vector<int64_t> pads;  // last axis first, as constant_pad_nd takes them
+        for (size_t d = op.pad_begin.size(); d-- > 0;) pads.insert(pads.end(), {op.pad_begin[d], 0});
+        const std::vector<int64_t> pool = l.pool, strides = op.strides;
+        return torch::nn::AnyModule(torch::nn::Functional([pads, pool, strides](torch::Tensor x) {
+          x = torch::constant_pad_nd(x, pads, -std::numeric_limits<double>::infinity());
+          const std::vector<int64_t> none(pool.size(), 0), one(pool.size(), 1);
+          return pool.size() == 1 ? torch::max_pool1d(x, pool, strides, none, one, /*ceil_mode=*/true)
+                                  : torch::max_pool2d(x, pool, strides, none, one, /*ceil_mode=*/true);
+        }));
+      }
       if (op.spatial == 1)
         return torch::nn::AnyModule(
             torch::nn::MaxPool1d(torch::nn::MaxPool1dOptions(l.pool[0]).stride(op.strides[0]).ceil_mode(l.same_padding)));

@@ -228,13 +228,17 @@ std::string onnx_model(const ModelAnalysis& analysis, const InputSpec& input, co
                    n);
         break;
       }
-      case OpKind::kMaxPool:
+      case OpKind::kMaxPool: {
+        // Keras' "same": its padding before the first window, and ceil mode for the rest after.
+        std::vector<int64_t> pads = op.pad_begin;
+        if (pads.empty()) pads.assign(static_cast<size_t>(op.spatial), 0);
+        pads.resize(2 * static_cast<size_t>(op.spatial), 0);
         x = g.node("MaxPool", {x},
-                   {attr_ints("kernel_shape", l.pool), attr_ints("strides", op.strides),
-                    attr_ints("pads", std::vector<int64_t>(2 * static_cast<size_t>(op.spatial), 0)),
+                   {attr_ints("kernel_shape", l.pool), attr_ints("strides", op.strides), attr_ints("pads", pads),
                     attr_int("ceil_mode", l.same_padding ? 1 : 0)},
                    n);
         break;
+      }
       case OpKind::kReduceMax:
       case OpKind::kReduceMean:
         x = g.node(op.kind == OpKind::kReduceMax ? "ReduceMax" : "ReduceMean", {x},

@@ -1,6 +1,8 @@
 // PyTorch source for a lowered model: one module attribute per op with parameters (and per
 // Dropout), and a forward() that runs the ops in order.
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <fmt/ranges.h>
 
 #include "mirror/model/export.h"
@@ -54,6 +56,13 @@ std::string pytorch_model_source(const ModelAnalysis& analysis, const InputSpec&
                                l.same_padding ? "\"same\"" : "0", l.use_bias ? "True" : "False"));
         break;
       case OpKind::kMaxPool:
+        if (std::any_of(op.pad_begin.begin(), op.pad_begin.end(), [](int64_t b) { return b > 0; })) {
+          // Keras' "same": -inf before the first window (PyTorch's padding is symmetric); ceil
+          // mode lets the last window run past the end.
+          std::vector<int64_t> pads;  // last axis first, as F.pad takes them
+          for (size_t d = op.pad_begin.size(); d-- > 0;) pads.insert(pads.end(), {op.pad_begin[d], 0});
+          forward.push_back(fmt::format("x = F.pad(x, ({}), value=float(\"-inf\"))", fmt::join(pads, ", ")));
+        }
         add_module(fmt::format("nn.MaxPool{}d(kernel_size={}, stride={}, ceil_mode={})", op.spatial, tuple(l.pool),
                                tuple(op.strides), l.same_padding ? "True" : "False"));
         break;

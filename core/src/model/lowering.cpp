@@ -93,6 +93,13 @@ std::vector<Op> lower(const ModelAnalysis& analysis) {
         Op op = make_op(OpKind::kMaxPool, r);
         op.spatial = l.kind == LayerKind::kMaxPool1D ? 1 : 2;
         op.strides = l.strides.empty() ? l.pool : l.strides;
+        if (l.same_padding)  // Keras pads half before (rounded down), the rest after; ceil mode pads after
+          for (int d = 0; d < op.spatial; ++d) {
+            const int64_t n = in_shape[static_cast<size_t>(d)], p = l.pool[static_cast<size_t>(d)];
+            const int64_t total = (p - n % p) % p;  // strides equal the pool (checked by analyze)
+            op.pad_begin.push_back(total / 2);
+            op.pad_end.push_back(total - total / 2);
+          }
         ops.push_back(std::move(op));
         break;
       }

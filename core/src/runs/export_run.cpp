@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include <ctime>
 #include <filesystem>
 #include <system_error>
 
@@ -11,6 +12,7 @@
 #include "mirror/data/registry.h"
 #include "mirror/model/builder.h"
 #include "mirror/model/export.h"
+#include "mirror/model/keras_file.h"
 #include "mirror/runs/checkpoint.h"
 #include "mirror/runs/run_writer.h"
 #include "mirror/train/config.h"
@@ -55,6 +57,16 @@ void write(const fs::path& path, const std::string& bytes, std::vector<std::stri
   written.push_back(path.string());
 }
 
+// metadata.json's date_saved, as Keras writes it: "2026-12-07@03:06:52", local time.
+std::string keras_date_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d@%H:%M:%S", &local);
+  return text;
+}
+
 std::string npy_of(const torch::Tensor& t) {
   const auto c = t.contiguous();
   const std::string descr = c.scalar_type() == torch::kLong ? "<i8" : "<f4";
@@ -63,8 +75,8 @@ std::string npy_of(const torch::Tensor& t) {
 }  // namespace
 
 ExportResult export_run(const std::string& run_dir, const ExportOptions& options) {
-  if (options.format != "pt" && options.format != "onnx")
-    throw ConfigError(fmt::format("unknown export format '{}' (known: pt, onnx)", options.format));
+  if (options.format != "pt" && options.format != "onnx" && options.format != "keras")
+    throw ConfigError(fmt::format("unknown export format '{}' (known: pt, onnx, keras)", options.format));
   if (options.sample_size < 0) throw ConfigError(fmt::format("sample size must be >= 0, got {}", options.sample_size));
   const nlohmann::json run = RunWriter::read_run_json(run_dir);
   if (!run.is_object() || !run.contains("config"))
@@ -125,7 +137,10 @@ ExportResult export_run(const std::string& run_dir, const ExportOptions& options
       const auto t = p.value().detach().contiguous();
       weights.push_back({p.key(), t.sizes().vec(), std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel())});
     }
-    write(out / "model.onnx", onnx_model(analysis, input, weights, kVersion), result.files);
+    if (options.format == "onnx")
+      write(out / "model.onnx", onnx_model(analysis, input, weights, kVersion), result.files);
+    else
+      write(out / "model.keras", keras_model_file(analysis, input, weights, config.model.name, keras_date_now()), result.files);
   }
 
   if (options.sample_size > 0) {

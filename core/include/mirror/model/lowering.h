@@ -16,7 +16,8 @@ enum class OpKind {
   kPermute,           // perm: axes of the result, batch included
   kEmbedding,         // layer.input_dim x layer.output_dim table, looked up by token id
   kConv,              // spatial 1 or 2, channels first; layer: units, kernel, strides, same_padding, use_bias
-  kMaxPool,           // spatial 1 or 2, channels first; layer: pool, strides; same_padding as ceil mode
+  kMaxPool,           // spatial 1 or 2, channels first; layer: pool, strides; same_padding: pad_begin with
+                      // -inf, then ceil mode (which pads the end)
   kReduceMax,         // over axis `dim` (batch is axis 0), dropping it
   kReduceMean,
   kFlatten,           // everything after the batch axis into one
@@ -40,7 +41,8 @@ struct Op {
   int64_t in_channels = 0;       // kConv, kLinear
   std::vector<int64_t> strides;  // kConv, kMaxPool: as applied (defaults filled in)
   // kConv with padding "same": zeros before and after along each spatial axis, as LibTorch pads
-  // (the odd one after).
+  // (the odd one after). kMaxPool with padding "same": as Keras pads (ignored values, half of
+  // what the last window lacks before, rounded down, the rest after).
   std::vector<int64_t> pad_begin, pad_end;
   bool has_parameters() const { return kind == OpKind::kEmbedding || kind == OpKind::kConv || kind == OpKind::kLinear; }
 };

@@ -8,7 +8,8 @@
 namespace mirror {
 
 struct ExportOptions {
-  std::string format = "pt";   // "pt": model.pt (a PyTorch state dict) + model.py; "onnx": model.onnx
+  std::string format = "pt";   // "pt": model.pt (a PyTorch state dict) + model.py; "onnx": model.onnx;
+                               // "keras": model.keras (Keras 3: keras.models.load_model)
   std::string out_dir;         // empty: <run>/export
   std::string checkpoint = "last";  // "last" (the newest readable), "best" (best.pt), or a file
   // Also writes sample_input.npy and sample_output.npy: the first this many validation examples

@@ -1,0 +1,151 @@
+// A model as a Keras 3 .keras file (keras_file.h): config.json's layers, the weights in Keras'
+// layouts (a Dense after a channels-first Flatten reordered as Keras flattens), the zip's members;
+// and max pooling with padding "same" padded as Keras pads it. Keras itself opens the files in
+// tests/cli/test_export.sh (tests/tools/check_keras_export.py).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include <string>
+
+#include "mirror/model/builder.h"
+#include "mirror/model/keras_file.h"
+#include "mirror/model/layer_spec.h"
+#include "mirror/model/shape.h"
+#include "named_weights.h"
+
+using namespace mirror;
+using mirror::testing::weights_of;
+
+namespace {
+ModelAnalysis analysed(const std::string& layers_json, const InputSpec& input) {
+  const ModelSpec spec = model_from_json(nlohmann::json::parse(R"({"name": "m", "layers": )" + layers_json + "}"));
+  ModelAnalysis a = analyze(spec, input);
+  EXPECT_TRUE(a.ok()) << a.describe_errors();
+  return a;
+}
+
+const NamedWeights& var(const std::vector<KerasLayerWeights>& layers, const std::string& path, size_t i) {
+  for (const auto& l : layers)
+    if (l.path == path) return l.vars.at(i);
+  throw std::out_of_range(path);
+}
+}  // namespace
+
+TEST(KerasFile, ConfigIsASequentialWithItsInputAndEachLayersKerasSettings) {
+  const InputSpec input{{10}, true, 50, 3};
+  const ModelAnalysis a = analysed(R"([{"type": "Embedding", "input_dim": "vocab", "output_dim": 4},
+      {"type": "Conv1D", "filters": 6, "kernel_size": 3, "activation": "relu", "name": "my/conv"},
+      {"type": "GlobalMaxPooling1D"}, {"type": "Dense", "units": "classes"}])", input);
+  const nlohmann::json c = keras_model_config(a, input, "seed");
+  EXPECT_EQ(c["class_name"], "Sequential");
+  EXPECT_EQ(c["config"]["name"], "seed");
+  const auto& layers = c["config"]["layers"];
+  ASSERT_EQ(layers.size(), 5u);
+  EXPECT_EQ(layers[0]["class_name"], "InputLayer");
+  EXPECT_EQ(layers[0]["config"]["batch_shape"], nlohmann::json::parse("[null, 10]"));
+  EXPECT_EQ(layers[0]["config"]["dtype"], "int32");
+  EXPECT_EQ(layers[1]["config"]["input_dim"], 50);  // the dataset's vocabulary, resolved
+  EXPECT_EQ(layers[2]["class_name"], "Conv1D");
+  EXPECT_EQ(layers[2]["config"]["name"], "my_conv");  // Keras refuses '/' in a name
+  EXPECT_EQ(layers[2]["config"]["kernel_size"], nlohmann::json::parse("[3]"));
+  EXPECT_EQ(layers[2]["config"]["activation"], "relu");
+  EXPECT_EQ(layers[2]["build_config"]["input_shape"], nlohmann::json::parse("[null, 10, 4]"));
+  EXPECT_FALSE(layers[3].contains("build_config"));  // no weights, nothing to build
+  EXPECT_EQ(layers[4]["config"]["units"], 3);
+}
+
+TEST(KerasFile, WeightsAreInKerasLayoutsAndGroupsNumberedPerClass) {
+  const InputSpec input{{8, 3}, false, 0, 2};
+  const ModelAnalysis a = analysed(R"([{"type": "Conv1D", "filters": 4, "kernel_size": 3},
+      {"type": "Dense", "units": 5}, {"type": "GlobalAveragePooling1D"}, {"type": "Dense", "units": "classes"}])", input);
+  torch::manual_seed(1);
+  auto model = build_model(a);
+  const auto weights = weights_of(model);
+  const auto layers = keras_layer_weights(a, weights);
+  ASSERT_EQ(layers.size(), 4u);
+  EXPECT_EQ(layers[0].path, "layers/conv1d");
+  EXPECT_EQ(layers[1].path, "layers/dense");
+  EXPECT_EQ(layers[2].path, "layers/global_average_pooling1d");
+  EXPECT_EQ(layers[3].path, "layers/dense_1");
+  EXPECT_TRUE(layers[2].vars.empty());
+  // Conv1D: LibTorch's (out, in, k) as Keras' (k, in, out).
+  const auto conv = model->named_parameters()["conv1d.weight"];
+  const NamedWeights& kernel = var(layers, "layers/conv1d", 0);
+  ASSERT_EQ(kernel.shape, (std::vector<int64_t>{3, 3, 4}));
+  for (int64_t k = 0; k < 3; ++k)
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t o = 0; o < 4; ++o)
+        EXPECT_EQ(kernel.values[static_cast<size_t>((k * 3 + i) * 4 + o)], conv[o][i][k].item<float>());
+  // Dense: (out, in) as (in, out); its bias as it is.
+  const auto dense = model->named_parameters()["dense_1.weight"];
+  const NamedWeights& dk = var(layers, "layers/dense_1", 0);
+  ASSERT_EQ(dk.shape, (std::vector<int64_t>{5, 2}));
+  for (int64_t i = 0; i < 5; ++i)
+    for (int64_t o = 0; o < 2; ++o) EXPECT_EQ(dk.values[static_cast<size_t>(i * 2 + o)], dense[o][i].item<float>());
+  EXPECT_EQ(var(layers, "layers/dense_1", 1).shape, (std::vector<int64_t>{2}));
+}
+
+// Keras flattens (steps, channels); the engine flattens a convolution's output channels first.
+// The Dense after it must compute the same in both: Keras' kernel row for (step t, channel c) is
+// the engine's column c * steps + t.
+TEST(KerasFile, ADenseAfterAChannelsFirstFlattenGetsItsRowsInKerasOrder) {
+  const InputSpec input{{5, 2}, false, 0, 2};
+  const ModelAnalysis a = analysed(R"([{"type": "Conv1D", "filters": 3, "kernel_size": 2}, {"type": "Flatten"},
+      {"type": "Dense", "units": "classes"}])", input);
+  auto model = build_model(a);
+  const auto dense = model->named_parameters()["dense.weight"];  // (2, 4 steps * 3 channels)
+  const auto layers = keras_layer_weights(a, weights_of(model));
+  const NamedWeights& k = var(layers, "layers/dense", 0);
+  ASSERT_EQ(k.shape, (std::vector<int64_t>{12, 2}));
+  for (int64_t t = 0; t < 4; ++t)
+    for (int64_t c = 0; c < 3; ++c)
+      for (int64_t o = 0; o < 2; ++o)
+        EXPECT_EQ(k.values[static_cast<size_t>((t * 3 + c) * 2 + o)], dense[o][c * 4 + t].item<float>()) << t << "," << c;
+}
+
+TEST(KerasFile, AMissingOrMisshapenParameterIsNamed) {
+  const InputSpec input{{4}, false, 0, 2};
+  const ModelAnalysis a = analysed(R"([{"type": "Dense", "units": "classes"}])", input);
+  try {
+    keras_layer_weights(a, {{"dense.weight", {2, 3}, std::vector<float>(6)}});
+    FAIL() << "a (2, 3) weight for a (2, 4) layer was taken";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("dense.weight"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(keras_layer_weights(a, {}), std::exception);
+}
+
+TEST(KerasFile, TheFileIsAZipOfMetadataConfigAndWeights) {
+  const InputSpec input{{4}, false, 0, 2};
+  const ModelAnalysis a = analysed(R"([{"type": "Dense", "units": "classes"}])", input);
+  auto model = build_model(a);
+  const std::string file = keras_model_file(a, input, weights_of(model), "m", "2026-12-07@10:00:00");
+  ASSERT_GT(file.size(), 200u);
+  EXPECT_EQ(file.substr(0, 4), std::string("PK\x03\x04", 4));
+  size_t metadata = file.find("metadata.json"), config = file.find("config.json"), h5 = file.find("model.weights.h5");
+  ASSERT_NE(metadata, std::string::npos);
+  ASSERT_NE(config, std::string::npos);
+  ASSERT_NE(h5, std::string::npos);
+  EXPECT_LT(metadata, config);  // Keras' order
+  EXPECT_LT(config, h5);
+  EXPECT_NE(file.find("\x89HDF\r\n\x1a\n"), std::string::npos);  // the weights are an HDF5 file
+  EXPECT_NE(file.find(R"("date_saved":"2026-12-07@10:00:00")"), std::string::npos);
+}
+
+// Keras' "same" pooling pads half of what the last window lacks before the input (rounded
+// down) and the rest after; LibTorch's ceil mode only lets the last window run past the end.
+// Seven steps pooled by 3: Keras' windows are [pad 1 2] [3 4 5] [6 7 pad], not [1 2 3] [4 5 6] [7].
+TEST(KerasFile, SamePoolingPadsAsKerasDoes) {
+  const InputSpec input{{7, 1}, false, 0, 3};
+  const ModelAnalysis a = analysed(R"([{"type": "MaxPooling1D", "pool_size": 3, "padding": "same"}, {"type": "Flatten"}])", input);
+  auto model = build_model(a);
+  const auto x = torch::arange(1, 8, torch::kFloat32).view({1, 7, 1});
+  const auto y = model->forward(x);
+  EXPECT_TRUE(torch::equal(y, torch::tensor({{2.0f, 5.0f, 7.0f}}))) << y;
+  // Eight steps: one step short, padded after only, as ceil mode does.
+  const ModelAnalysis b = analysed(R"([{"type": "MaxPooling1D", "pool_size": 3, "padding": "same"}, {"type": "Flatten"}])",
+                                   InputSpec{{8, 1}, false, 0, 3});
+  auto m8 = build_model(b);
+  EXPECT_TRUE(torch::equal(m8->forward(torch::arange(1, 9, torch::kFloat32).view({1, 8, 1})), torch::tensor({{3.0f, 6.0f, 8.0f}})));
+}
