@@ -99,3 +99,43 @@ check(all(close(v, r["val_accuracy"]) for (_, v), r in zip(val["epoch_accuracy"]
 check(all(close(v, r["loss"]) for (_, v), r in zip(train["epoch_loss"], epochs)), "train/epoch_loss is each epoch's training loss")
 sys.exit(1 if failures else 0)
 PY
+
+# TensorBoard itself (PyPI's tensorboard in the project venv: scripts/setup-python.sh keras) reads
+# the same files through its own event reader, as its Scalars dashboard does.
+venv_py=${MIRROR_VENV:-$here/../../.venv}/bin/python
+if [[ -x $venv_py ]] && "$venv_py" -c 'import tensorboard' 2>/dev/null; then
+  "$venv_py" - "$tmp/run" <<'PY'
+import json, math, os, sys
+from tensorboard import __version__ as version
+from tensorboard.backend.event_processing import event_accumulator
+from tensorboard.backend.event_processing.event_multiplexer import EventMultiplexer
+
+run = sys.argv[1]
+# Every event kept (TensorBoard samples 10 tensors a tag unless told otherwise).
+multiplexer = EventMultiplexer(size_guidance={event_accumulator.TENSORS: 0}).AddRunsFromDirectory(run)
+multiplexer.Reload()
+runs = multiplexer.Runs()
+if sorted(runs) != ["train", "validation"]:
+    sys.exit(f"FAIL: TensorBoard {version} finds the runs {sorted(runs)}, not train and validation")
+def scalars(part, tag):
+    tensors = multiplexer.Tensors(part, tag)  # TensorFlow 2's scalars: rank-0 tensors of the scalars plugin
+    return [(t.step, float(t.tensor_proto.float_val[0])) for t in tensors]
+plugin = multiplexer.SummaryMetadata("train", "epoch_loss").plugin_data.plugin_name
+if plugin != "scalars":
+    sys.exit(f"FAIL: TensorBoard {version} files epoch_loss under the {plugin!r} plugin, not scalars")
+records = [json.loads(line) for line in open(os.path.join(run, "metrics.jsonl"))]
+epochs = [r for r in records if r.get("type") == "epoch"]
+steps = [r for r in records if r.get("type") == "step"]
+got = scalars("validation", "epoch_accuracy")
+want = [(i, r["val_accuracy"]) for i, r in enumerate(epochs)]
+if len(got) != len(want) or any(a[0] != b[0] or not math.isclose(a[1], b[1], rel_tol=1e-6) for a, b in zip(got, want)):
+    sys.exit(f"FAIL: TensorBoard {version} reads validation/epoch_accuracy as {got}, metrics.jsonl says {want}")
+losses = scalars("train", "batch_loss")
+if [s for s, _ in losses] != [r["global_step"] for r in steps]:
+    sys.exit(f"FAIL: TensorBoard {version} reads {len(losses)} batch_loss steps, metrics.jsonl has {len(steps)}")
+print(f"PASS: TensorBoard {version} reads train/ and validation/: {len(losses)} batch losses and "
+      f"{len(got)} validation accuracies, as recorded")
+PY
+else
+  echo "SKIP TensorBoard itself: no project venv with tensorboard at $venv_py (make it: scripts/setup-python.sh keras)"
+fi
