@@ -113,7 +113,8 @@ int run_lesson(const LessonArgs& args);
 int run_summary(const ModelArgs& args);
 // Describes a dataset: sizes, shapes, classes with counts, and the first `samples` training
 // examples (token datasets decoded to words when a word index is known).
-int run_inspect(const ModelArgs& args, int samples);
+// `write_keras_npz`: also writes the dataset's examples there as a Keras reuters.npz ("": not).
+int run_inspect(const ModelArgs& args, int samples, const std::string& write_keras_npz = {});
 int run_presets();
 int run_runs_list(const RunsArgs& args);
 int run_runs_show(const RunsArgs& args);

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "commands.h"
 #include "mirror/data/keras_datasets.h"
+#include "mirror/data/keras_npz_write.h"
+#include "mirror/runs/run_writer.h"
 #include "mirror/data/preview.h"
 #include "mirror/data/registry.h"
 #include "mirror/model/cpu_gemm.h"
@@ -47,7 +50,7 @@ int run_summary(const ModelArgs& args) {
   }
 }
 
-int run_inspect(const ModelArgs& args, int samples) {
+int run_inspect(const ModelArgs& args, int samples, const std::string& write_keras_npz) {
   try {
     const TrainConfig c = base_config(args);
     const auto data = load_dataset(c.dataset);
@@ -73,11 +76,22 @@ int run_inspect(const ModelArgs& args, int samples) {
       }
       fmt::print("example {} label {} {}: {}\n", p.index, p.label, terminal_text(p.label_name), terminal_text(text));
     }
+    if (!write_keras_npz.empty()) {
+      std::vector<std::vector<int64_t>> sequences;
+      std::vector<int64_t> labels;
+      text_examples(*data, sequences, labels);
+      write_file_atomically(write_keras_npz, keras_text_npz(sequences, labels));
+      fmt::print("wrote {} examples to {} (Keras' text layout: x word ranks, y labels)\n", labels.size(),
+                 terminal_text(write_keras_npz));
+    }
     return kExitOk;
   } catch (const ConfigError& e) {
     return config_error(e);
   } catch (const DataError& e) {
     return config_error(e);
+  } catch (const std::system_error& e) {  // the archive could not be written
+    fmt::print(stderr, "mirrortrain: error: {}\n", terminal_text(e.what()));
+    return kExitRunFailed;
   }
 }
 

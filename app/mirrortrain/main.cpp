@@ -169,9 +169,13 @@ int main(int argc, char** argv) {
   add_model(summary, s);
   ModelArgs inspect_args;
   int inspect_samples = 3;
+  std::string inspect_npz;
   auto* inspect = app.add_subcommand("inspect", "Describe a dataset and show a few decoded examples");
   add_model(inspect, inspect_args);
   inspect->add_option("--samples", inspect_samples, "Examples to show")->capture_default_str();
+  inspect->add_option("--write-keras-npz", inspect_npz,
+                      "Also write every example of a text dataset to FILE as Keras keeps its own (reuters.npz: "
+                      "keras.datasets.reuters.load_data and --dataset reuters --data-dir read it)");
   RunsArgs runs_args;
   auto* runs = app.add_subcommand("runs", "List, show and compare recorded runs");
   runs->require_subcommand(1);
@@ -247,7 +251,7 @@ int main(int argc, char** argv) {
     if (sweep->parsed()) return run_sweep(sw);
     if (lesson->parsed()) return run_lesson(lesson_args);
     if (summary->parsed()) return run_summary(s);
-    if (inspect->parsed()) return run_inspect(inspect_args, inspect_samples);
+    if (inspect->parsed()) return run_inspect(inspect_args, inspect_samples, inspect_npz);
     if (runs_list->parsed()) return run_runs_list(runs_args);
     if (runs_show->parsed()) return run_runs_show(runs_args);
     if (runs_compare->parsed()) return run_runs_compare(runs_args);
