@@ -90,8 +90,8 @@ void MainWindow::build_actions() {
   });
   recent_ = file->addMenu("Recent datasets");
   file->addAction("Open Keras model…", this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, "Open a Keras model (model.to_json() output)", {},
-                                                      "Keras model JSON (*.json)");
+    const QString path = QFileDialog::getOpenFileName(this, "Open a Keras model (a .keras file, or model.to_json() output)",
+                                                      {}, "Keras model (*.keras *.json)");
     if (!path.isEmpty()) open_keras_model(path);
   })->setToolTip("A Sequential model saved with Keras' model.to_json(): its layers open in the model editor");
   file->addAction("Export model…", this, [this] { export_model(); })

@@ -8,6 +8,8 @@
 #include "mirror/model/keras_import.h"
 #include "mirror/util/error.h"
 #include "mirror/util/json_file.h"
+#include "mirror/util/untrusted_file.h"
+#include "mirror/util/zip_read.h"
 
 namespace mirror {
 
@@ -264,10 +266,43 @@ ModelSpec model_from_json(const nlohmann::json& j) {
   }
 }
 
-ModelSpec load_model_file(const std::string& path, std::vector<std::string>* keras_notes) {
-  const nlohmann::json j = parse_json_file(path, kModelFileJson);
+namespace {
+// A .keras file holds the weights beside the config; larger ones are refused unread.
+constexpr uint64_t kMaxKerasFileBytes = uint64_t{2} << 30;
+
+// A Keras 3 .keras file (a zip) is read for its config.json; "PK\3\4" opens every zip. A file
+// that cannot be opened is left to the JSON reader, which says why.
+bool is_zip_file(const std::string& path) {
+  UntrustedFile f(path, kMaxKerasFileBytes);
+  return f.ok() && f.read(0, 4) == std::string("PK\x03\x04", 4);
+}
+
+nlohmann::json keras_file_config(const std::string& path) {
+  std::map<std::string, std::string> members;
   try {
-    return keras_notes && is_keras_model_json(j) ? model_from_keras_json(j, keras_notes) : model_from_json(j);
+    const std::string bytes = read_untrusted_file(path, kMaxKerasFileBytes);
+    // What Keras 3 writes into a .keras file, and nothing else (assets/ for layers that keep files).
+    members = read_zip_members(bytes, path, {"config.json"},
+                               {"metadata.json", "config.json", "model.weights.h5", "assets/"}, 64,
+                               kModelFileJson.max_bytes);
+  } catch (const DataError& e) {
+    throw ConfigError(fmt::format("model file {}", e.what()));
+  }
+  return parse_json_text(members.at("config.json"), path + ": config.json", kModelFileJson);
+}
+}  // namespace
+
+ModelSpec load_model_file(const std::string& path, std::vector<std::string>* keras_notes) {
+  const bool keras_file = is_zip_file(path);
+  const nlohmann::json j = keras_file ? keras_file_config(path) : parse_json_file(path, kModelFileJson);
+  if (keras_file && !is_keras_model_json(j))
+    throw ConfigError(fmt::format("model file {}: its config.json is not a Keras model's", path));
+  try {
+    ModelSpec spec = keras_notes && is_keras_model_json(j) ? model_from_keras_json(j, keras_notes) : model_from_json(j);
+    if (keras_file && keras_notes)
+      keras_notes->insert(keras_notes->begin(),
+                          "the weights in model.weights.h5 are not imported: the model starts from new weights");
+    return spec;
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(fmt::format("model file {}: {}", path, e.what()));
   } catch (const ConfigError& e) {

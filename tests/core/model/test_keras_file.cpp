@@ -6,12 +6,16 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "mirror/model/builder.h"
 #include "mirror/model/keras_file.h"
 #include "mirror/model/layer_spec.h"
 #include "mirror/model/shape.h"
+#include "mirror/util/error.h"
+#include "mirror/util/zip_write.h"
 #include "named_weights.h"
 
 using namespace mirror;
@@ -148,4 +152,76 @@ TEST(KerasFile, SamePoolingPadsAsKerasDoes) {
                                    InputSpec{{8, 1}, false, 0, 3});
   auto m8 = build_model(b);
   EXPECT_TRUE(torch::equal(m8->forward(torch::arange(1, 9, torch::kFloat32).view({1, 8, 1})), torch::tensor({{3.0f, 6.0f, 8.0f}})));
+}
+
+namespace {
+// `bytes` written to a file of its own under the test's temporary folder; returns its path.
+std::string file_of(const std::string& name, const std::string& bytes) {
+  const auto dir = std::filesystem::temp_directory_path() / "mirror-keras-file-test";
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+}  // namespace
+
+// A .keras file we wrote opens as a model file: the same layers, and a note that the weights stay.
+TEST(KerasFile, ADotKerasFileOpensAsAModelFile) {
+  const InputSpec input{{10}, true, 50, 3};
+  const ModelAnalysis a = analysed(R"([{"type": "Embedding", "input_dim": "vocab", "output_dim": 4},
+      {"type": "Conv1D", "filters": 6, "kernel_size": 3, "activation": "relu"}, {"type": "MaxPooling1D", "pool_size": 2},
+      {"type": "Flatten"}, {"type": "Dropout", "rate": 0.25}, {"type": "Dense", "units": "classes", "activation": "softmax"}])",
+                                   input);
+  auto model = build_model(a);
+  const std::string path = file_of("m.keras", keras_model_file(a, input, weights_of(model), "seed", "2026-12-07@10:00:00"));
+  std::vector<std::string> notes;
+  const ModelSpec back = load_model_file(path, &notes);
+  ASSERT_EQ(back.layers.size(), 6u);
+  EXPECT_EQ(back.layers[0].kind, LayerKind::kEmbedding);
+  EXPECT_EQ(back.layers[1].units, 6);
+  EXPECT_EQ(back.layers[1].activation, Activation::kRelu);
+  EXPECT_EQ(back.layers[2].pool, (std::vector<int64_t>{2}));
+  EXPECT_DOUBLE_EQ(back.layers[4].rate, 0.25);
+  EXPECT_EQ(back.layers[5].units, 3);
+  bool said_weights = false;
+  for (const auto& n : notes) said_weights = said_weights || n.find("model.weights.h5") != std::string::npos;
+  EXPECT_TRUE(said_weights);
+  EXPECT_EQ(load_model_file(path).layers.size(), 6u);  // without notes too
+}
+
+// What the Keras loader refuses, refused here before anything is inflated: a name that climbs out
+// or is absolute, an entry a .keras file does not hold, a symbolic link, too many entries, a
+// member larger than allowed; and a zip that is no .keras file at all.
+TEST(KerasFile, HostileKerasFilesAreRefusedWithTheReason) {
+  const std::string config = R"({"module": "keras", "class_name": "Sequential", "config": {"name": "m", "layers": [
+      {"module": "keras.layers", "class_name": "Dense", "config": {"name": "d", "units": 2}}]}})";
+  const auto refused = [](const std::string& name, const std::string& bytes, const std::string& reason) {
+    try {
+      load_model_file(file_of(name, bytes));
+      ADD_FAILURE() << name << ": opened";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << name << ": " << e.what();
+    }
+  };
+  EXPECT_EQ(load_model_file(file_of("ok.keras", zip_archive({{"config.json", config}}))).layers.size(), 1u);
+  refused("climbs.keras", zip_archive({{"config.json", config}, {"assets/../../evil", "x"}}), "climbs out");
+  refused("absolute.keras", zip_archive({{"config.json", config}, {"/etc/evil", "x"}}), "absolute path");
+  refused("extra.keras", zip_archive({{"config.json", config}, {"run_me.py", "x"}}), "not one a Keras file holds");
+  std::vector<std::pair<std::string, std::string>> many = {{"config.json", config}};
+  for (int i = 0; i < 70; ++i) many.push_back({"assets/" + std::to_string(i), ""});
+  refused("many.keras", zip_archive(many), "entries");
+  refused("huge.keras", zip_archive({{"config.json", std::string(9 << 20, ' ')}}, /*compress=*/true), "more than");
+  refused("none.keras", zip_archive({{"metadata.json", "{}"}}), "has no config.json");
+  // A symbolic link: the entry's Unix mode in the central directory says S_IFLNK.
+  std::string link = zip_archive({{"config.json", config}, {"assets/link", "/etc/passwd"}});
+  size_t at = 0, second = std::string::npos;
+  for (int n = 0; n < 2; ++n) {
+    at = link.find(std::string("PK\x01\x02", 4), n == 0 ? 0 : at + 4);
+    second = at;
+  }
+  ASSERT_NE(second, std::string::npos);
+  link[second + 5] = 3;  // made by: Unix
+  const uint32_t mode = 0120777u << 16;
+  for (int k = 0; k < 4; ++k) link[second + 38 + static_cast<size_t>(k)] = static_cast<char>((mode >> (8 * k)) & 0xff);
+  refused("link.keras", link, "symbolic link");
 }
