@@ -16,8 +16,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import h5py  # noqa: E402
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
-
-TOLERANCE = 1e-5
+from sample_agreement import agree, sample  # noqa: E402
 
 
 def layout(folder, model):
@@ -49,19 +48,11 @@ def keras_paths(layers):
 
 
 def check(folder):
-    x = np.load(f"{folder}/sample_input.npy", allow_pickle=False)
-    want = np.load(f"{folder}/sample_output.npy", allow_pickle=False)
+    x, want = sample(folder)
     model = keras.models.load_model(f"{folder}/model.keras", compile=False, safe_mode=True)
     layout(folder, model)
-    got = np.asarray(model.predict(x.astype(np.int32) if x.dtype == np.int64 else x, verbose=0))
-    if got.shape != want.shape:
-        raise SystemExit(f"FAIL: {folder}: output shape {got.shape}, ours {want.shape}")
-    diff = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) if want.size else 0.0
-    scale = max(1.0, float(np.max(np.abs(want))) if want.size else 1.0)
-    print(f"{folder}: keras {keras.__version__} ({keras.backend.backend()}): {len(model.layers)} layers, "
-          f"{x.shape[0]} examples, max |difference| {diff:.2e} (outputs up to {scale:.3g})")
-    if not diff <= TOLERANCE * scale:
-        raise SystemExit(f"FAIL: {folder}: Keras' outputs differ from ours by {diff}")
+    got = model.predict(x.astype(np.int32) if x.dtype == np.int64 else x, verbose=0)
+    agree(folder, f"keras {keras.__version__} ({keras.backend.backend()})", got, want, f", {len(model.layers)} layers")
 
 
 for folder in sys.argv[1:]:
