@@ -8,6 +8,11 @@ Runs, in one script and on the same libtorch, at global batch 32 and 256:
   * torch-ddp-2:  PyTorch DistributedDataParallel over gloo, 2 processes x 1 thread
   * mirror-2proc: mirrortrain, 2 worker processes of 1 replica (--nproc 2, c10d over Gloo)
   * mirror-2x2:   mirrortrain, 2 worker processes of 2 replicas each
+  * keras-2:      the seed itself, Keras' MirroredStrategy over 2 logical CPU devices on TensorFlow
+                  (bench/seed_keras.py; --keras-python, a venv made by scripts/setup-python.sh seed);
+                  timed by its fit() alone (TensorFlow's import and start vary by seconds), the
+                  marginal rate cancelling its tracing as it cancels our start-up
+  * torch-compile-T: PyTorch with torch.compile, T threads (PyTorch 2.x: --python with today's torch)
 
 How it measures, so that the numbers mean what they say:
   * wall clock of the whole process, at two step counts (--short and --long); the marginal rate
@@ -50,6 +55,11 @@ TARGETS = {
     ("mirror-1x2", "torch-2", 32): 1.3, ("mirror-1x2", "torch-2", 256): 1.3,
     ("mirror-2", "torch-ddp-2", 32): 1.3, ("mirror-2", "torch-ddp-2", 256): 1.3,
     ("mirror-2proc", "torch-ddp-2", 32): 1.3, ("mirror-2proc", "torch-ddp-2", 256): 1.15,
+    # The seed beside us (issue 49): Keras' MirroredStrategy on 2 logical CPU devices, and PyTorch
+    # 2.x (--python with today's torch) eager and torch.compile.
+    ("mirror-2", "keras-2", 32): 3.0, ("mirror-2", "keras-2", 256): 3.0,
+    ("mirror-1x1", "torch-compile-1", 32): 1.0, ("mirror-1x1", "torch-compile-1", 256): 1.0,
+    ("mirror-1x2", "torch-compile-2", 32): 1.0, ("mirror-1x2", "torch-compile-2", 256): 1.0,
 }
 # name -> (engine, options, CPU threads it uses in all)
 CONFIGS = {
@@ -61,6 +71,9 @@ CONFIGS = {
     "torch-ddp-2": ("torch", {"mode": "ddp", "threads": 1}, 2),
     "mirror-2proc": ("mirror", {"logical": 1, "nproc": 2}, 2),
     "mirror-2x2": ("mirror", {"logical": 2, "nproc": 2}, 2),
+    "torch-compile-1": ("torch", {"mode": "single", "threads": 1, "compile": True}, 1),
+    "torch-compile-2": ("torch", {"mode": "single", "threads": 2, "compile": True}, 2),
+    "keras-2": ("keras", {"logical": 2, "threads": 1}, 2),
 }
 
 # Training FLOPs of one example of seed-reuters (Embedding 7 -> Conv1D(64, 5) -> pool 2 ->
@@ -128,7 +141,14 @@ def mirror_cmd(binary, options, batch, steps):
 
 def torch_cmd(python, options, batch, steps):
     return [python, os.path.join(HERE, "pytorch_reference.py"), "--mode", options["mode"], "--procs", "2",
-            "--batch-size", str(batch), "--warmup", "0", "--steps", str(steps), "--threads", str(options["threads"])]
+            "--batch-size", str(batch), "--warmup", "0", "--steps", str(steps), "--threads", str(options["threads"])] + \
+           (["--compile"] if options.get("compile") else [])
+
+
+def keras_cmd(python, data, options, batch, steps):
+    """The seed's own program (bench/seed_keras.py) on TensorFlow, on the Keras-format file `data`."""
+    return [python, os.path.join(HERE, "seed_keras.py"), "--data", data, "--logical", str(options["logical"]),
+            "--threads", str(options["threads"]), "--batch-size", str(batch), "--steps", str(steps)]
 
 
 def breakdown(stdout):
@@ -168,7 +188,11 @@ def main():
     ap.add_argument("--torch-malloc", choices=["tcmalloc", "glibc"], default="tcmalloc",
                     help="PyTorch's allocator: tcmalloc preloaded, as mirrortrain links it (default), or glibc's")
     ap.add_argument("--batches", default="32,256")
-    ap.add_argument("--configs", default=",".join(CONFIGS), help="which of: " + ", ".join(CONFIGS))
+    ap.add_argument("--configs", default=",".join(n for n in CONFIGS if n.startswith(("mirror", "torch-1", "torch-2",
+                                                                                      "torch-ddp"))),
+                    help="which of: " + ", ".join(CONFIGS) + " (keras-2 and torch-compile-* only when named)")
+    ap.add_argument("--keras-python", default=os.path.join(HERE, "..", ".venv-seed", "bin", "python"),
+                    help="interpreter with TensorFlow for keras-2 (MIRROR_VENV=.venv-seed scripts/setup-python.sh seed)")
     args = ap.parse_args()
     if not os.access(args.mirrortrain, os.X_OK):
         sys.exit(f"error: {args.mirrortrain} is not built; run ./scripts/build.sh first")
@@ -177,6 +201,15 @@ def main():
     if unknown or args.long <= args.short:
         sys.exit(f"error: unknown configurations {unknown}" if unknown else "error: --long must exceed --short")
     batches = [int(b) for b in args.batches.split(",")]
+    keras_data = None
+    if any(CONFIGS[n][0] == "keras" for n in names):
+        if not os.access(args.keras_python, os.X_OK):
+            sys.exit(f"error: no TensorFlow interpreter at {args.keras_python}: MIRROR_VENV=.venv-seed scripts/setup-python.sh seed")
+        # The tutorial's data as Keras keeps it, from the same generator mirrortrain trains on here.
+        keras_dir = tempfile.mkdtemp(prefix="mirror-seed-")
+        keras_data = os.path.join(keras_dir, "reuters.npz")
+        subprocess.run([args.mirrortrain, "inspect", "--dataset", "synthetic-text", "--samples", "0",
+                        "--write-keras-npz", keras_data], check=True, capture_output=True)
 
     torch_malloc = {}
     if args.torch_malloc == "tcmalloc":
@@ -193,16 +226,23 @@ def main():
         for batch in batches:
             for name in names:
                 engine, options, _ = CONFIGS[name]
-                make = (lambda s: mirror_cmd(args.mirrortrain, options, batch, s)) if engine == "mirror" else \
-                       (lambda s: torch_cmd(args.python, options, batch, s))
-                env = dict(with_threads(options["threads"]), **torch_malloc) if engine == "torch" else None
+                if engine == "mirror":
+                    make = lambda s: mirror_cmd(args.mirrortrain, options, batch, s)  # noqa: E731
+                elif engine == "keras":
+                    make = lambda s: keras_cmd(args.keras_python, keras_data, options, batch, s)  # noqa: E731
+                else:
+                    make = lambda s: torch_cmd(args.python, options, batch, s)  # noqa: E731
+                env = dict(with_threads(options["threads"]), **torch_malloc) if engine == "torch" else \
+                    with_threads(options["threads"]) if engine == "keras" else None
                 # Worker processes meet over a TCP store first, which takes a second or so, give or
                 # take: their longer run is 4 times as long, so that this noise does not swamp it.
                 per_batch = max(1, 256 // batch)
                 short = args.short * per_batch
                 long = short + per_batch * (4 if options.get("nproc", 1) > 1 else 1) * (args.long - args.short)
-                t_short, _ = timed(make(short), env)
+                t_short, out_short = timed(make(short), env)
                 t_long, out = timed(make(long), env)
+                if engine == "keras":  # TensorFlow's import and start vary by seconds: its own fit time
+                    t_short, t_long = json.loads(out_short.splitlines()[-1])["seconds"], json.loads(out.splitlines()[-1])["seconds"]
                 rate = (long - short) * batch / (t_long - t_short) if t_long > t_short else float("nan")
                 rates.setdefault((name, batch), []).append(rate)
                 if engine == "mirror":

@@ -7,6 +7,9 @@
 #                                    build compiles against: scripts/build-cuda.sh; ~4 GB)
 #   scripts/setup-python.sh keras    also Keras 3 and TensorBoard: our .keras files and event
 #                                    files checked by their own readers (~150 MB)
+#   MIRROR_VENV=.venv-seed scripts/setup-python.sh seed
+#                                    TensorFlow (CPU) for the seed's own program beside ours
+#                                    (bench/seed_side_by_side.sh; a venv of its own, ~600 MB)
 # Debian's python3 (with python3-venv, scripts/setup.sh) makes the venv; MIRROR_VENV moves it.
 # Without PyPI it says so and exits 1; the tests that need it then skip with that reason.
 set -euo pipefail
@@ -18,7 +21,8 @@ for g in "$@"; do
     tools) ;;
     torch) groups+=(torch) ;;
     keras) groups+=(keras) ;;
-    *) echo "setup-python.sh: '$g' is not a group (tools, torch, keras)" >&2; exit 2 ;;
+    seed) groups+=(seed) ;;
+    *) echo "setup-python.sh: '$g' is not a group (tools, torch, keras, seed)" >&2; exit 2 ;;
   esac
 done
 python=/usr/bin/python3
