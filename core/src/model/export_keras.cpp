@@ -1,5 +1,6 @@
 // A model as Keras 3 writes it: config.json and the weights' layout (keras_h5.cpp writes the HDF5).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <map>
