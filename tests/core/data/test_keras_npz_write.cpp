@@ -17,6 +17,7 @@
 #include "mirror/data/pickle.h"
 #include "mirror/data/synthetic.h"
 #include "mirror/util/error.h"
+#include "test_helpers.h"
 
 using namespace mirror;
 namespace fs = std::filesystem;
@@ -32,15 +33,14 @@ TEST(KerasNpzWrite, ObjectArraysOfIntListsPickleAsNumpyDoesAndReadBack) {
 }
 
 TEST(KerasNpzWrite, TheArchiveHoldsXAndYAsKerasLaysThemOut) {
-  const fs::path dir = fs::temp_directory_path() / "mirror-keras-npz-write";
-  fs::create_directories(dir);
+  const mirror::testing::TempDir temp;
+  const fs::path dir = temp.path();
   std::ofstream(dir / "r.npz", std::ios::binary) << keras_text_npz({{4, 5}, {6}}, {3, 1});
   const auto arrays = read_npz((dir / "r.npz").string(), {"x", "y"});
   EXPECT_TRUE(arrays.at("x").object);
   EXPECT_EQ(arrays.at("x").sequences, (std::vector<std::vector<int64_t>>{{4, 5}, {6}}));
   EXPECT_EQ(arrays.at("y").integers, (std::vector<int64_t>{3, 1}));
   EXPECT_THROW(keras_text_npz({{1}}, {}), std::invalid_argument);
-  fs::remove_all(dir);
 }
 
 // synthetic-text written out and read back as Keras' Reuters (load_data's defaults, padded to
@@ -54,8 +54,8 @@ TEST(KerasNpzWrite, ASyntheticSetReadBackAsReutersIsTheSameSet) {
   std::vector<int64_t> labels;
   text_examples(*synthetic, sequences, labels);
   ASSERT_EQ(sequences.size(), 150u);
-  const fs::path dir = fs::temp_directory_path() / "mirror-keras-npz-reuters";
-  fs::create_directories(dir);
+  const mirror::testing::TempDir temp;
+  const fs::path dir = temp.path();
   std::ofstream(dir / "reuters.npz", std::ios::binary) << keras_text_npz(sequences, labels);
   KerasDatasetOptions k;
   k.data_dir = dir.string();
@@ -94,7 +94,6 @@ TEST(KerasNpzWrite, ASyntheticSetReadBackAsReutersIsTheSameSet) {
   EXPECT_EQ(same + with_largest_as_oov, 150) << same << " read back as written, " << with_largest_as_oov
                                              << " with the largest id as out-of-vocabulary";
   EXPECT_GE(with_largest_as_oov, 1);  // synthetic-text puts its largest id in the training split
-  fs::remove_all(dir);
 }
 
 TEST(KerasNpzWrite, WhatKerasLayoutCannotHoldIsRefused) {

@@ -17,6 +17,7 @@
 #include "mirror/util/error.h"
 #include "mirror/util/zip_write.h"
 #include "named_weights.h"
+#include "test_helpers.h"
 
 using namespace mirror;
 using mirror::testing::weights_of;
@@ -155,11 +156,11 @@ TEST(KerasFile, SamePoolingPadsAsKerasDoes) {
 }
 
 namespace {
-// `bytes` written to a file of its own under the test's temporary folder; returns its path.
+// `bytes` written to a file of its own under the tests' temporary folder (removed when they end);
+// returns its path.
 std::string file_of(const std::string& name, const std::string& bytes) {
-  const auto dir = std::filesystem::temp_directory_path() / "mirror-keras-file-test";
-  std::filesystem::create_directories(dir);
-  const auto path = (dir / name).string();
+  static const mirror::testing::TempDir dir;
+  const auto path = (dir.path() / name).string();
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }
