@@ -5,13 +5,13 @@
 # (10 s for one input) or input that needs more than 2 GiB. What a failure leaves is in
 # build-fuzz/artifacts/, to rerun as: build-fuzz/fuzz_TARGET build-fuzz/artifacts/FILE
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   targets: npy pickle model_json reuters_sgml table_csv text_vectorization image npz idx tensorboard run_reader checkpoint json config lesson
+#   targets: npy pickle model_json keras_zip reuters_sgml table_csv text_vectorization image npz idx tensorboard run_reader checkpoint json config lesson
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-all=(npy pickle model_json reuters_sgml table_csv text_vectorization image npz idx tensorboard run_reader checkpoint json config lesson)
+all=(npy pickle model_json keras_zip reuters_sgml table_csv text_vectorization image npz idx tensorboard run_reader checkpoint json config lesson)
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all[@]}")
 build=build-fuzz
 
@@ -56,6 +56,16 @@ for target in os.listdir("tests/fuzz/corpus"):  # hand-written seeds, one folder
         put(target, os.path.basename(seed), open(seed, "rb").read())
 for model in glob.glob("resources/models/*.json"):
     put("model_json", os.path.basename(model), open(model, "rb").read())
+# .keras files: Keras' own model JSON as config.json, stored and deflated, beside the other members.
+import io
+for i, keras_json in enumerate(sorted(glob.glob("tests/fixtures/keras_models/*.json"))[:3]):
+    for method in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", method) as z:
+            z.writestr("metadata.json", '{"keras_version": "3.15.1"}')
+            z.writestr("config.json", open(keras_json, "rb").read())
+            z.writestr("model.weights.h5", b"\x89HDF\r\n\x1a\n")
+        put("keras_zip", f"{i}-{method}.keras", buf.getvalue())
 # JSON: the first byte picks the reader (fuzz_json.cpp), the rest is a model file, run.json,
 # meta.json, metrics.jsonl, evaluations.jsonl, config or lesson; nested at, past and far past
 # the 256-level limit, as arrays, objects and inside a real document.
