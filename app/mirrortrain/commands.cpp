@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "mirror/data/load_progress.h"
@@ -53,6 +54,8 @@ TrainConfig base_config(const ModelArgs& a) {
   if (a.model_file) {
     c.model = load_model_file(*a.model_file);
     c.preset.clear();
+    if (!a.fresh_weights && is_keras_archive(*a.model_file))
+      c.initial_weights = std::filesystem::absolute(*a.model_file).lexically_normal().string();
   }
   return apply(a.overrides, std::move(c));
 }
@@ -63,6 +66,10 @@ TrainConfig train_config(const TrainArgs& args) {
     fmt::print(stderr, "mirrortrain: note: {} trains on cuda:0 split into {} logical GPUs where a GPU is usable; "
                        "here {}, so it uses {} logical CPU devices\n",
                c.preset, find_preset(c.preset).logical_devices, cuda_report().unavailable, c.devices.logical);
+  if (!c.initial_weights.empty())
+    fmt::print(stderr, "mirrortrain: note: the run starts from the trained weights in {}; the optimizer starts afresh "
+                       "(a .keras file's optimizer state is not taken; --fresh-weights: new weights)\n",
+               terminal_text(c.initial_weights));
   return c;
 }
 

@@ -27,6 +27,7 @@ using mirror::exit_code_for_signal;
 struct ModelArgs {
   std::string preset = kDefaultPreset;
   std::optional<std::string> model_file;
+  bool fresh_weights = false;  // a .keras model file: weights drawn from the seed, not the file's
   ConfigOverrides overrides;
 };
 
@@ -111,6 +112,16 @@ int run_sweep(const SweepArgs& args);
 // run's outcome; a run the lesson expects to fail (Broken sync) failing that way is not an error.
 int run_lesson(const LessonArgs& args);
 int run_summary(const ModelArgs& args);
+// `evaluate`: the validation loss and accuracies of the model's starting weights (a .keras
+// --model-file's, else drawn from the seed); with sample_out also sample_input.npy and
+// sample_output.npy there, as `export` writes them.
+struct EvaluateArgs {
+  int64_t batch = 0;       // examples a batch; 0: the run's evaluation batch
+  int64_t sample = 16;     // examples in the sample
+  std::string sample_out;  // folder for the sample; empty: none
+  bool json = false;       // one JSON object
+};
+int run_evaluate(const ModelArgs& args, const EvaluateArgs& e);
 // Describes a dataset: sizes, shapes, classes with counts, and the first `samples` training
 // examples (token datasets decoded to words when a word index is known).
 // `write_keras_npz`: also writes the dataset's examples there as a Keras reuters.npz ("": not).

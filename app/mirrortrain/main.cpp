@@ -25,7 +25,10 @@ int main(int argc, char** argv) {
   auto add_model = [](CLI::App* cmd, ModelArgs& a) {
     mirror::ConfigOverrides& m = a.overrides;
     cmd->add_option("--preset", a.preset, "Preset to start from (see `mirrortrain presets`)")->capture_default_str();
-    cmd->add_option("--model-file", a.model_file, "Model JSON file (Keras-style layer list); replaces the preset's model");
+    cmd->add_option("--model-file", a.model_file,
+                    "Model file: JSON (a Keras-style layer list, or Keras' to_json()) or a Keras 3 .keras file, whose "
+                    "trained weights the run starts from; replaces the preset's model");
+    cmd->add_flag("--fresh-weights", a.fresh_weights, "With a .keras --model-file: start from new weights drawn from --seed");
     cmd->add_option("--dataset", m.dataset, "Dataset (see `mirrortrain datasets`); default: the preset's");
     cmd->add_option("--data-dir", m.data_dir, "Directory holding the dataset's files");
     cmd->add_option("--seed", m.seed, "Seed for weights, data order and synthetic data (default: the preset's; 42)");
@@ -167,6 +170,20 @@ int main(int argc, char** argv) {
   ModelArgs s;
   auto* summary = app.add_subcommand("summary", "Print the Keras-style summary of a model on a dataset");
   add_model(summary, s);
+  ModelArgs evaluate_args;
+  EvaluateArgs evaluate_opts;
+  auto* evaluate = app.add_subcommand("evaluate", "Validation loss and accuracy of a model's starting weights (a .keras file's)");
+  add_model(evaluate, evaluate_args);
+  evaluate->add_option("--batch-size", evaluate_opts.batch, "Examples a batch (default: max(the preset's, 256))")
+      ->check(CLI::PositiveNumber);
+  evaluate->add_option("--devices", evaluate_args.overrides.devices, "cpu, cuda, or cuda:0,1 (default: the preset's; cpu)");
+  evaluate->add_option("--logical", evaluate_args.overrides.logical, "Logical devices per physical device");
+  evaluate->add_option("--top-k", evaluate_args.overrides.top_k, "k of the top-k accuracy");
+  evaluate->add_option("--sample-out", evaluate_opts.sample_out,
+                       "Also write sample_input.npy and sample_output.npy here (as `export` does), to check against Keras");
+  evaluate->add_option("--sample", evaluate_opts.sample, "Examples in that sample")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))->capture_default_str();
+  evaluate->add_flag("--json", evaluate_opts.json, "One JSON object instead of the lines");
   ModelArgs inspect_args;
   int inspect_samples = 3;
   std::string inspect_npz;
@@ -251,6 +268,7 @@ int main(int argc, char** argv) {
     if (sweep->parsed()) return run_sweep(sw);
     if (lesson->parsed()) return run_lesson(lesson_args);
     if (summary->parsed()) return run_summary(s);
+    if (evaluate->parsed()) return run_evaluate(evaluate_args, evaluate_opts);
     if (inspect->parsed()) return run_inspect(inspect_args, inspect_samples, inspect_npz);
     if (runs_list->parsed()) return run_runs_list(runs_args);
     if (runs_show->parsed()) return run_runs_show(runs_args);

@@ -183,6 +183,12 @@ QStringList ModelPanel::open_model_file(const QString& path) {
   std::vector<std::string> notes;
   ModelSpec spec = load_model_file(path.toStdString(), &notes);
   spec.name = QFileInfo(path).completeBaseName().toStdString();
+  const bool keras_file = is_keras_archive(path.toStdString());
+  weights_file_ = keras_file ? QFileInfo(path).absoluteFilePath().toStdString() : std::string();
+  weights_spec_ = spec;
+  if (keras_file)
+    notes.insert(notes.begin(), "the run starts from the file's trained weights (model.weights.h5); its optimizer "
+                                "state is not taken, and editing the model drops the weights");
   set_spec(spec);
   mark_custom();
   QStringList out;
@@ -190,7 +196,13 @@ QStringList ModelPanel::open_model_file(const QString& path) {
   return out;
 }
 
+std::string ModelPanel::initial_weights() const {
+  return !weights_file_.empty() && to_json(spec_) == to_json(weights_spec_) ? weights_file_ : std::string();
+}
+
 void ModelPanel::set_config(const TrainConfig& config) {
+  weights_file_ = config.initial_weights;
+  weights_spec_ = config.model;
   set_spec(config.model);
   updating_ = true;
   preset_->setCurrentText(config.preset.empty() ? QString("custom") : QString::fromStdString(config.preset));
@@ -199,6 +211,7 @@ void ModelPanel::set_config(const TrainConfig& config) {
 
 void ModelPanel::config(TrainConfig& into) const {
   into.model = spec_;
+  into.initial_weights = initial_weights();
   if (preset_->currentText() == "custom") into.preset.clear();
 }
 
@@ -331,7 +344,12 @@ void ModelPanel::analyse() {
   const QString loss = spec_.train_on_probabilities
                            ? " The loss takes the log of its softmax's probabilities (Keras' from_logits=False)."
                            : "";
-  status_->setText(analysis_.ok() ? QString("%1 parameters; the model fits the data.%2").arg(analysis_.total_params).arg(loss)
+  // Where the weights start, when not from the seed: a .keras file's, or none since the model changed.
+  const QString file = QFileInfo(QString::fromStdString(weights_file_)).fileName().toHtmlEscaped();
+  const QString weights = weights_file_.empty()        ? QString()
+                          : !initial_weights().empty() ? QString(" It starts from the trained weights in %1.").arg(file)
+                                                       : QString(" Edited since %1 was opened: it starts from new weights.").arg(file);
+  status_->setText(analysis_.ok() ? QString("%1 parameters; the model fits the data.%2%3").arg(analysis_.total_params).arg(loss, weights)
                                   : QString("<span style='color:#c0392b'>%1</span>")
                                         .arg(QString::fromStdString(analysis_.describe_errors()).toHtmlEscaped()));
 }

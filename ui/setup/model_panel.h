@@ -36,9 +36,14 @@ class ModelPanel : public QWidget {
   void set_spec(const ModelSpec& spec);
   // Opens a model file, ours or Keras' model.to_json() output, shows it and marks the model custom;
   // the model takes the file's name (runs record it by that name, not by the preset before).
-  // Returns what a Keras file held that was not imported (see keras_import.h); throws ConfigError
-  // saying what is wrong with the file, leaving the model as it was.
+  // A Keras 3 .keras file's trained weights become the run's starting weights (config()'s
+  // initial_weights) for as long as the model stays as the file has it. Returns what a Keras file
+  // held that was not imported (see keras_import.h); throws ConfigError saying what is wrong with
+  // the file, leaving the model as it was.
   QStringList open_model_file(const QString& path);
+  // The .keras file whose weights a run of the model as it stands starts from; empty: none (new
+  // weights, or the model was edited since the file was opened).
+  std::string initial_weights() const;
   // The dataset's input; the analysis and summary follow it.
   void set_input(const InputSpec& input, bool have_input);
   const ModelAnalysis& analysis() const { return analysis_; }
@@ -89,6 +94,8 @@ class ModelPanel : public QWidget {
   QPushButton* on_probabilities_;
   QPushButton* drop_softmax_;
   ModelSpec spec_;
+  std::string weights_file_;  // a .keras file opened (or a loaded config's initial_weights)
+  ModelSpec weights_spec_;    // the model that file's weights are for
   InputSpec input_;
   ModelAnalysis analysis_;
   bool have_input_ = false;

@@ -270,13 +270,6 @@ namespace {
 // A .keras file holds the weights beside the config; larger ones are refused unread.
 constexpr uint64_t kMaxKerasFileBytes = uint64_t{2} << 30;
 
-// A Keras 3 .keras file (a zip) is read for its config.json; "PK\3\4" opens every zip. A file
-// that cannot be opened is left to the JSON reader, which says why.
-bool is_zip_file(const std::string& path) {
-  UntrustedFile f(path, kMaxKerasFileBytes);
-  return f.ok() && f.read(0, 4) == std::string("PK\x03\x04", 4);
-}
-
 nlohmann::json keras_file_config(const std::string& path) {
   std::map<std::string, std::string> members;
   try {
@@ -292,16 +285,20 @@ nlohmann::json keras_file_config(const std::string& path) {
 }
 }  // namespace
 
+// A Keras 3 .keras file (a zip) is read for its config.json; "PK\3\4" opens every zip. A file
+// that cannot be opened is left to the JSON reader, which says why.
+bool is_keras_archive(const std::string& path) {
+  UntrustedFile f(path, kMaxKerasFileBytes);
+  return f.ok() && f.read(0, 4) == std::string("PK\x03\x04", 4);
+}
+
 ModelSpec load_model_file(const std::string& path, std::vector<std::string>* keras_notes) {
-  const bool keras_file = is_zip_file(path);
+  const bool keras_file = is_keras_archive(path);
   const nlohmann::json j = keras_file ? keras_file_config(path) : parse_json_file(path, kModelFileJson);
   if (keras_file && !is_keras_model_json(j))
     throw ConfigError(fmt::format("model file {}: its config.json is not a Keras model's", path));
   try {
     ModelSpec spec = keras_notes && is_keras_model_json(j) ? model_from_keras_json(j, keras_notes) : model_from_json(j);
-    if (keras_file && keras_notes)
-      keras_notes->insert(keras_notes->begin(),
-                          "the weights in model.weights.h5 are not imported: the model starts from new weights");
     return spec;
   } catch (const nlohmann::json::exception& e) {
     throw ConfigError(fmt::format("model file {}: {}", path, e.what()));

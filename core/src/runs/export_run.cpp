@@ -72,7 +72,54 @@ std::string npy_of(const torch::Tensor& t) {
   const std::string descr = c.scalar_type() == torch::kLong ? "<i8" : "<f4";
   return npy_bytes(descr, c.sizes().vec(), c.data_ptr(), static_cast<size_t>(c.numel()) * c.element_size());
 }
+// `analysis`' model as the model file says it: a final softmax gives probabilities (training on
+// probabilities takes its log, an extra the exported model does not carry), with the weights of
+// `flat` (as a checkpoint holds them: the parameters in the model's order, one after another).
+torch::nn::Sequential written_model(const ModelAnalysis& analysis, const torch::Tensor& flat, const std::string& what) {
+  ModelAnalysis as_written = analysis;
+  as_written.train_on_probabilities = false;
+  torch::nn::Sequential model = build_model(as_written);
+  torch::NoGradGuard no_grad;
+  int64_t total = 0;
+  for (const auto& p : model->parameters()) total += p.numel();
+  if (!flat.defined() || flat.numel() != total)
+    throw DataError(fmt::format("{}: holds {} parameters, the model has {}", what, flat.defined() ? flat.numel() : 0, total));
+  int64_t offset = 0;
+  for (auto& p : model->parameters()) {
+    p.copy_(flat.narrow(0, offset, p.numel()).view(p.sizes()));
+    offset += p.numel();
+  }
+  model->eval();
+  return model;
+}
+
+// sample_input.npy and sample_output.npy: the first `n` validation examples (training ones when
+// there are none) and what `model` makes of them.
+void write_sample(torch::nn::Sequential& model, const Dataset& dataset, int64_t n, const fs::path& out,
+                  std::vector<std::string>& files) {
+  const Split split = dataset.size(Split::kValidation) > 0 ? Split::kValidation : Split::kTrain;
+  const Batch batch = dataset.slice(split, 0, std::min(n, dataset.size(split)));
+  torch::NoGradGuard no_grad;
+  const torch::Tensor outputs = model->forward(batch.x);
+  write(out / "sample_input.npy", npy_of(batch.x), files);
+  write(out / "sample_output.npy", npy_of(outputs.to(torch::kFloat32)), files);
+}
+
+fs::path made_folder(const fs::path& out) {
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw RunError(fmt::format("{}: cannot create the folder: {}", out.string(), ec.message()));
+  return out;
+}
 }  // namespace
+
+std::vector<std::string> write_model_sample(const ModelAnalysis& analysis, const torch::Tensor& params,
+                                            const Dataset& data, int64_t n, const std::string& out_dir) {
+  torch::nn::Sequential model = written_model(analysis, params, "the weights");
+  std::vector<std::string> files;
+  write_sample(model, data, n, made_folder(out_dir), files);
+  return files;
+}
 
 ExportResult export_run(const std::string& run_dir, const ExportOptions& options) {
   if (options.format != "pt" && options.format != "onnx" && options.format != "keras")
@@ -90,35 +137,12 @@ ExportResult export_run(const std::string& run_dir, const ExportOptions& options
   if (!analysis.ok())
     throw ConfigError(fmt::format("{}: the recorded model does not fit its dataset any more: {}", run_dir,
                                   analysis.describe_errors()));
-  // The model as exported computes what the model file says: a final softmax gives probabilities
-  // (training on probabilities takes its log, an extra the exported model does not carry).
-  ModelAnalysis as_written = analysis;
-  as_written.train_on_probabilities = false;
-  torch::nn::Sequential model = build_model(as_written);
-  {
-    // The checkpoint's flat vector holds the parameters in the model's order, one after another.
-    torch::NoGradGuard no_grad;
-    const torch::Tensor& flat = checkpoint.state.params;
-    int64_t total = 0;
-    for (const auto& p : model->parameters()) total += p.numel();
-    if (!flat.defined() || flat.numel() != total)
-      throw DataError(fmt::format("{}: holds {} parameters, the run's model has {}", checkpoint_path,
-                                  flat.defined() ? flat.numel() : 0, total));
-    int64_t offset = 0;
-    for (auto& p : model->parameters()) {
-      p.copy_(flat.narrow(0, offset, p.numel()).view(p.sizes()));
-      offset += p.numel();
-    }
-  }
-  model->eval();
+  torch::nn::Sequential model = written_model(analysis, checkpoint.state.params, checkpoint_path);
 
   ExportResult result;
   result.checkpoint = checkpoint_path;
   result.global_step = checkpoint.position.global_step;
-  const fs::path out = options.out_dir.empty() ? fs::path(run_dir) / "export" : fs::path(options.out_dir);
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) throw RunError(fmt::format("{}: cannot create the folder: {}", out.string(), ec.message()));
+  const fs::path out = made_folder(options.out_dir.empty() ? fs::path(run_dir) / "export" : fs::path(options.out_dir));
 
   const std::string title = fmt::format("Model '{}' of run {}, trained {} steps on {}", config.model.name,
                                         fs::path(run_dir).filename().string(), result.global_step, dataset->info().name);
@@ -143,15 +167,7 @@ ExportResult export_run(const std::string& run_dir, const ExportOptions& options
       write(out / "model.keras", keras_model_file(analysis, input, weights, config.model.name, keras_date_now()), result.files);
   }
 
-  if (options.sample_size > 0) {
-    const Split split = dataset->size(Split::kValidation) > 0 ? Split::kValidation : Split::kTrain;
-    const int64_t n = std::min(options.sample_size, dataset->size(split));
-    const Batch batch = dataset->slice(split, 0, n);
-    torch::NoGradGuard no_grad;
-    const torch::Tensor outputs = model->forward(batch.x);
-    write(out / "sample_input.npy", npy_of(batch.x), result.files);
-    write(out / "sample_output.npy", npy_of(outputs.to(torch::kFloat32)), result.files);
-  }
+  if (options.sample_size > 0) write_sample(model, *dataset, options.sample_size, out, result.files);
   return result;
 }
 

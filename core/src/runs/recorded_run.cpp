@@ -95,7 +95,10 @@ std::unique_ptr<RecordedRun> RecordedRun::resume(const std::string& dir, const R
   }
   std::unique_ptr<RecordedRun> run(new RecordedRun);
   if (!change.empty()) run->warnings_.push_back(fmt::format("resuming on changed data, as asked: {}", change));
-  run->trainer_ = std::make_unique<Trainer>(p.config, std::move(dataset), options.workers);
+  // The checkpoint holds the weights: a run started from a .keras file resumes without it.
+  TrainConfig trainer_config = p.config;
+  trainer_config.initial_weights.clear();
+  run->trainer_ = std::make_unique<Trainer>(std::move(trainer_config), std::move(dataset), options.workers);
   run->trainer_->resume(p.saved);
   run->resumed_from_step_ = p.from_step;
   run->resumed_from_checkpoint_ = p.checkpoint;

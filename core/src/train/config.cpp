@@ -121,6 +121,7 @@ nlohmann::json to_json(const TrainConfig& c) {
       {"devices", {{"devices", c.devices.devices}, {"logical", c.devices.logical},
                    {"memory_limit_mib", c.devices.memory_limit_mib}}},
       {"seed", c.seed},
+      {"initial_weights", c.initial_weights},
       {"deterministic", c.strategy.deterministic},
       {"communicator", c.strategy.communicator},
       {"cuda_graphs", c.strategy.cuda_graphs},
@@ -185,6 +186,7 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     c.devices.logical = json_whole<int>(dev, "logical", "devices.logical");
     c.devices.memory_limit_mib = json_whole<int64_t>(dev, "memory_limit_mib", "devices.memory_limit_mib", 0);
     c.seed = json_whole<uint64_t>(j, "seed", "seed");
+    c.initial_weights = j.value("initial_weights", "");  // runs recorded before it: none
     c.strategy.deterministic = j.value("deterministic", false);
     c.strategy.communicator = j.value("communicator", "auto");
     c.strategy.cuda_graphs = j.value("cuda_graphs", "auto");  // runs recorded before it: auto

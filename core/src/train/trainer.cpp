@@ -4,8 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include "mirror/strategy/workers.h"
+#include "initial_weights.h"
 #include "mirror/util/error.h"
 #include "training_loop.h"
+#include "validation.h"
 
 namespace mirror {
 
@@ -43,7 +45,14 @@ Trainer::Trainer(TrainConfig config, std::shared_ptr<const Dataset> dataset, std
   MirroredOptions options = config_.strategy;
   options.shard_examples = (config_.batch_size + replicas - 1) / replicas;  // the largest shard
   strategy_ = std::make_unique<MirroredStrategy>(std::move(devices), analysis, config_.optimizer, options,
-                                                 config_.seed, std::move(workers));
+                                                 config_.seed, workers);
+  if (!config_.initial_weights.empty()) {
+    strategy_->load_parameters(initial_parameters(config_.initial_weights, analysis));
+    // Each process reads the file itself: the same path could hold other weights on another machine.
+    if (processes > 1)
+      workers->check_same("initial weights",
+                          fmt::format("{}: L2 norm {:.17g}\n", config_.initial_weights, strategy_->parameter_l2_norm()));
+  }
 }
 
 Trainer::~Trainer() = default;
@@ -52,6 +61,13 @@ void Trainer::resume(const Checkpoint& checkpoint) {
   strategy_->restore(checkpoint.state);
   start_ = checkpoint.position;
   start_best_params_ = checkpoint.best_params;
+}
+
+MetricSums Trainer::validate() {
+  const int64_t eval_batch =
+      config_.eval_batch_size > 0 ? config_.eval_batch_size : std::max<int64_t>(config_.batch_size, 256);
+  const std::atomic<bool> never(false);
+  return validate_split(*strategy_, *dataset_, eval_batch, never, 0, start_.global_step).sums;
 }
 
 RunFinished Trainer::run(EventSink& sink, TrainControl& control) {

@@ -1,7 +1,8 @@
 // The settings tabs alone, with no window and no run (issue 47: pages built and tested alone):
 // why Train cannot start follows every tab; a preset keeps your data where its model takes it and
 // says so; a stand-in is named and withdrawn; an unknown preset changes nothing; what no tab shows
-// survives; a run's name is for one run; locked during a run, every tab can still be looked at.
+// survives; a run's name is for one run; locked during a run, every tab can still be looked at; a
+// .keras file's weights start the run while the model stays the file's.
 // The window's side of it (Train and the status bar following these) is test_main_window's.
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -11,6 +12,9 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
+#include "mirror/model/keras_file.h"
 #include "mirror/model/presets.h"
 #include "mirror/train/config.h"
 #include "own_data_files.h"
@@ -162,6 +166,44 @@ class SetupTabsTest : public QObject {
     QVERIFY(!t.training_panel()->isEnabled());
     t.set_editable(true);
     for (int i = 0; i < t.count(); ++i) QVERIFY(t.widget(i)->isEnabled());
+  }
+
+  // A .keras file opened: the run starts from its weights, and the Model tab says so; an edit
+  // drops them (they no longer fit) and says that; a run's loaded config keeps its file.
+  void aKerasFilesWeightsStartTheRunUntilTheModelIsEdited() {
+    QTemporaryDir dir;
+    SetupTabs t;
+    open_small_setup(t, 1);
+    const ModelAnalysis& a = t.model_panel()->analysis();
+    std::vector<NamedWeights> weights;  // any values: what is checked is where the run takes them from
+    for (size_t i = 0; i < a.layers.size(); ++i) {
+      const LayerSpec& l = a.layers[i].resolved;
+      if (l.kind != LayerKind::kDense) continue;
+      const int64_t in = (i == 0 ? a.input_shape : a.layers[i - 1].output_shape).back();
+      weights.push_back({a.layers[i].name + ".weight", {l.units, in}, std::vector<float>(static_cast<size_t>(l.units * in), 0.5f)});
+      if (l.use_bias) weights.push_back({a.layers[i].name + ".bias", {l.units}, std::vector<float>(static_cast<size_t>(l.units))});
+    }
+    const QString path = dir.path() + "/<b>trained&.keras";  // a name that is data, not markup
+    {
+      std::ofstream f(path.toStdString(), std::ios::binary);
+      f << keras_model_file(a, input_spec(*t.dataset()), weights, "trained", "2026-12-07@10:00:00");
+    }
+    const QStringList notes = t.open_model_file(path);
+    QVERIFY2(notes.join("\n").contains("starts from the file's trained weights"), qPrintable(notes.join("\n")));
+    QCOMPARE(QString::fromStdString(t.current_config().initial_weights), path);
+    const QString status = t.model_panel()->status()->text();
+    QVERIFY2(status.contains("starts from the trained weights in &lt;b&gt;trained&amp;.keras"), qPrintable(status));
+
+    ModelSpec edited = t.model_panel()->spec();
+    edited.layers.front().units += 1;
+    t.model_panel()->set_spec(edited);
+    QVERIFY(t.current_config().initial_weights.empty());
+    QVERIFY2(t.model_panel()->status()->text().contains("Edited since"), qPrintable(t.model_panel()->status()->text()));
+
+    TrainConfig loaded = t.current_config();
+    loaded.initial_weights = path.toStdString();
+    t.load_config(loaded);
+    QCOMPARE(QString::fromStdString(t.current_config().initial_weights), path);
   }
 };
 

@@ -23,6 +23,25 @@ struct KerasLayerWeights {
   std::vector<NamedWeights> vars;  // `name` unused; shape and values in Keras' layout
 };
 
+// The inverse of keras_layer_weights: the weights of `layers` (as read from a .keras file) in
+// LibTorch's names and layouts, one for each parameter of `analysis`' model, in layer order.
+// Groups of layers without weights, and any other group, are not looked at. Throws DataError,
+// naming `what`, a missing group or variable and a shape that is not the model's. Pure.
+std::vector<NamedWeights> weights_from_keras(const ModelAnalysis& analysis, const std::vector<KerasLayerWeights>& layers,
+                                             const std::string& what);
+
+// The layers' weights in model.weights.h5's bytes `image` (`what` names it in messages): each
+// group under layers/ with a vars group, its "name" attribute and its float datasets 0, 1, ...
+// (read as float32). Other groups (the optimizer's, the model's own vars) are left unread. Throws
+// DataError when the bytes are not HDF5, a variable is not a floating-point array of at most 8
+// axes, or the variables are not numbered 0..n-1; ConfigError when this build has no HDF5.
+std::vector<KerasLayerWeights> read_keras_weights_h5(const std::string& image, const std::string& what);
+
+// The layers' weights of the .keras file at `path`: its model.weights.h5 read as
+// read_zip_members reads a file someone sent (zip_read.h; at most 1 GiB inflated), then by
+// read_keras_weights_h5. Throws DataError naming the file and what is wrong.
+std::vector<KerasLayerWeights> keras_file_weights(const std::string& path);
+
 // config.json's document for `analysis` on `input`, the model named `name`. Throws ConfigError
 // if `analysis` is not ok(). Pure.
 nlohmann::json keras_model_config(const ModelAnalysis& analysis, const InputSpec& input, const std::string& name);

@@ -78,5 +78,8 @@ ModelSpec model_from_json(const nlohmann::json& j);
 // Reads a model file; throws ConfigError if it is missing or malformed.
 // A Keras file's notes (what was not imported, see keras_import.h) go to `keras_notes` when given.
 ModelSpec load_model_file(const std::string& path, std::vector<std::string>* keras_notes = nullptr);
+// Whether `path` is a Keras 3 .keras file (a zip), which holds trained weights beside the model
+// (keras_file.h reads them); false for a JSON model file or one that cannot be read.
+bool is_keras_archive(const std::string& path);
 
 }  // namespace mirror

@@ -5,7 +5,14 @@
 #include <string>
 #include <vector>
 
+namespace at {
+class Tensor;
+}
+
 namespace mirror {
+
+class Dataset;
+struct ModelAnalysis;
 
 struct ExportOptions {
   std::string format = "pt";   // "pt": model.pt (a PyTorch state dict) + model.py; "onnx": model.onnx;
@@ -29,5 +36,13 @@ struct ExportResult {
 // layer and why); DataError for a checkpoint or dataset that cannot be read; RunError when a file
 // cannot be written. Works on a run that is still training (its newest finished checkpoint).
 ExportResult export_run(const std::string& run_dir, const ExportOptions& options = {});
+
+// sample_input.npy and sample_output.npy in `out_dir` (created if missing), as export_run writes
+// them: the first `n` validation examples of `data` (training ones when it has none) and what
+// `analysis`' model as written computes from them with `params` (flat, float32, CPU, as a
+// checkpoint holds them). Returns the files written. Throws DataError when `params` does not fit
+// the model, RunError when a file cannot be written.
+std::vector<std::string> write_model_sample(const ModelAnalysis& analysis, const at::Tensor& params,
+                                            const Dataset& data, int64_t n, const std::string& out_dir);
 
 }  // namespace mirror

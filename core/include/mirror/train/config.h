@@ -32,6 +32,9 @@ struct TrainConfig {
   int64_t eval_batch_size = 0; // 0: max(batch_size, 256)
   DeviceRequest devices;
   uint64_t seed = 42;
+  // A Keras 3 .keras file whose trained weights the run starts from (its optimizer state is not
+  // taken); empty: weights drawn from `seed`. A resumed run takes its checkpoint's instead.
+  std::string initial_weights;
   MirroredOptions strategy;
   CheckpointOptions checkpoints;
   LrSchedule schedule;                  // the rate over the run (constant by default)

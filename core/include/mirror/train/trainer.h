@@ -38,6 +38,11 @@ class Trainer {
   // run with RunStatus::kFailed and a message. Call once, from one thread.
   RunFinished run(EventSink& sink, TrainControl& control);
 
+  // The validation split's loss and accuracies under the replicas' weights as they stand (before
+  // run(): the starting ones, a .keras file's with config().initial_weights). Every process of a
+  // worker group must call it together. Throws RunError when a replica fails.
+  MetricSums validate();
+
   const TrainConfig& config() const { return config_; }
   const Dataset& dataset() const { return *dataset_; }
   MirroredStrategy& strategy() { return *strategy_; }
