@@ -4,6 +4,8 @@
 # numbers), from TFRecords whose CRCs are checked. Checks Keras' layout (train/ and validation/,
 # batch_* and epoch_* tags, epochs from 0), TensorFlow 2's scalar form (a rank-0 DT_FLOAT tensor
 # with the scalars plugin's metadata), and that every value is the one metrics.jsonl recorded.
+# TensorBoard itself (the project venv's) then reads the run, and its HParams dashboard lists a
+# sweep's runs with their settings and final metrics (tests/tools/check_tensorboard_hparams.py).
 # Usage: test_tensorboard_layout.sh path/to/mirrortrain
 set -euo pipefail
 bin=$(readlink -f "${1:?usage: test_tensorboard_layout.sh path/to/mirrortrain}")
@@ -58,7 +60,8 @@ def check(ok, what):
     if not ok:
         failures.append(what)
 
-check(not glob.glob(os.path.join(run, "events.out.tfevents.*")), "no event file at the run's top (the pre-0.2 place)")
+check([os.path.basename(f) for f in glob.glob(os.path.join(run, "events.out.tfevents.*")) if ".hparams." not in f] == [],
+      "no scalar event file at the run's top (the pre-0.2 place); only its HParams session")
 scalars = {}
 for part in ("train", "validation"):
     files = glob.glob(os.path.join(run, part, "events.out.tfevents.*"))
@@ -114,9 +117,12 @@ run = sys.argv[1]
 # Every event kept (TensorBoard samples 10 tensors a tag unless told otherwise).
 multiplexer = EventMultiplexer(size_guidance={event_accumulator.TENSORS: 0}).AddRunsFromDirectory(run)
 multiplexer.Reload()
-runs = multiplexer.Runs()
-if sorted(runs) != ["train", "validation"]:
-    sys.exit(f"FAIL: TensorBoard {version} finds the runs {sorted(runs)}, not train and validation")
+runs = multiplexer.Runs()  # the run's own folder (".") holds its HParams session
+if sorted(runs) != [".", "train", "validation"]:
+    sys.exit(f"FAIL: TensorBoard {version} finds the runs {sorted(runs)}, not the run's own, train and validation")
+hparams = sorted(multiplexer.Runs()["."]["tensors"])
+if hparams != ["_hparams_/session_end_info", "_hparams_/session_start_info"]:
+    sys.exit(f"FAIL: TensorBoard {version} finds {hparams} in the run's own folder, not its HParams session")
 def scalars(part, tag):
     tensors = multiplexer.Tensors(part, tag)  # TensorFlow 2's scalars: rank-0 tensors of the scalars plugin
     return [(t.step, float(t.tensor_proto.float_val[0])) for t in tensors]
@@ -136,6 +142,10 @@ if [s for s, _ in losses] != [r["global_step"] for r in steps]:
 print(f"PASS: TensorBoard {version} reads train/ and validation/: {len(losses)} batch losses and "
       f"{len(got)} validation accuracies, as recorded")
 PY
+  # A sweep in TensorBoard's HParams dashboard: each run with its settings and final metrics.
+  "$bin" sweep --preset spirals-mlp --grid lr=0.01,0.1 --grid batch=32,64 --epochs 2 --run-dir "$tmp/sweep" \
+    >"$tmp/sweep.log" 2>&1 || { cat "$tmp/sweep.log"; exit 1; }
+  "$venv_py" "$here/../tools/check_tensorboard_hparams.py" "$tmp/sweep"
 else
   echo "SKIP TensorBoard itself: no project venv with tensorboard at $venv_py (make it: scripts/setup-python.sh keras)"
 fi

@@ -61,7 +61,8 @@ RecordedRun::RecordedRun(RunPlan plan, std::shared_ptr<const Dataset> dataset) {
   }
   checkpoints_ = std::make_unique<CheckpointFolder>(checkpoint_dir(dir_), plan.config.checkpoints.keep_last);
   trainer_->save_checkpoints(checkpoints_.get());
-  add_tensorboard();
+  add_tensorboard(to_json(plan.config), plan.extra.contains("sweep") ? plan.extra["sweep"].value("settings", nlohmann::json())
+                                                                      : nlohmann::json());
 }
 
 std::unique_ptr<RecordedRun> RecordedRun::resume(const std::string& dir, const ResumeOptions& options) {
@@ -117,15 +118,21 @@ std::unique_ptr<RecordedRun> RecordedRun::resume(const std::string& dir, const R
   run->writer_ = RunWriter::resume(dir, p.from_step, data_update, std::move(lock));
   run->checkpoints_ = std::make_unique<CheckpointFolder>(checkpoint_dir(dir), p.config.checkpoints.keep_last);
   run->trainer_->save_checkpoints(run->checkpoints_.get());
-  run->add_tensorboard();
+  nlohmann::json sweep_settings;
+  try {
+    const nlohmann::json recorded = RunWriter::read_run_json(dir);
+    if (recorded.contains("sweep") && recorded["sweep"].is_object()) sweep_settings = recorded["sweep"].value("settings", nlohmann::json());
+  } catch (const std::exception&) {  // read a moment ago by resume_point; the dashboard then shows the config's settings
+  }
+  run->add_tensorboard(to_json(p.config), sweep_settings);
   return run;
 }
 
 RecordedRun::~RecordedRun() = default;
 
-void RecordedRun::add_tensorboard() {
+void RecordedRun::add_tensorboard(const nlohmann::json& config, const nlohmann::json& sweep_settings) {
   try {
-    tensorboard_ = std::make_unique<TensorBoardWriter>(dir_);
+    tensorboard_ = std::make_unique<TensorBoardWriter>(dir_, run_hparams(config, sweep_settings));
   } catch (const std::exception& e) {  // the run is still recorded in run.json and metrics.jsonl
     warnings_.push_back(fmt::format("no TensorBoard events for this run: {}", e.what()));
   }

@@ -25,6 +25,7 @@ std::vector<SweepPoint> expand_sweep(const TrainConfig& base, const std::vector<
   for (size_t i = 0; i < total; ++i) {
     nlohmann::json j = base_json;
     std::string label;
+    nlohmann::json settings = nlohmann::json::object();
     size_t rest = i;
     size_t stride = total;
     for (const auto& a : axes) {  // the first axis varies slowest
@@ -32,6 +33,7 @@ std::vector<SweepPoint> expand_sweep(const TrainConfig& base, const std::vector<
       const nlohmann::json& v = a.values[rest / stride];
       rest %= stride;
       j[setting_pointer(a.key)] = v;
+      settings[a.key] = v;
       label += fmt::format("{}{}={}", label.empty() ? "" : " ", a.name, setting_value_text(v));
     }
     SweepPoint p;
@@ -42,12 +44,13 @@ std::vector<SweepPoint> expand_sweep(const TrainConfig& base, const std::vector<
       throw ConfigError(fmt::format("run {} of {} ({}) cannot train: {}", i + 1, total, label, e.what()));
     }
     p.label = std::move(label);
+    p.settings = std::move(settings);
     out.push_back(std::move(p));
   }
   if (tries == 1) return out;
   std::vector<SweepPoint> repeated;
   for (int t = 1; t <= tries; ++t)
-    for (const SweepPoint& p : out) repeated.push_back({p.config, fmt::format("{} try {}/{}", p.label, t, tries)});
+    for (const SweepPoint& p : out) repeated.push_back({p.config, fmt::format("{} try {}/{}", p.label, t, tries), p.settings});
   return repeated;
 }
 
@@ -94,7 +97,7 @@ std::optional<RunPlan> Sweep::next() {
   plan.dir = new_run_dir(options_.root, fmt::format("sweep-{}", i + 1));
   plan.meta = RunMeta{p.label, {options_.id}, {}};
   plan.extra = nlohmann::json{{"sweep", {{"id", options_.id}, {"index", i + 1}, {"of", points_.size()},
-                                         {"label", p.label}, {"scaling", options_.scaling}}}};
+                                         {"label", p.label}, {"scaling", options_.scaling}, {"settings", p.settings}}}};
   if (!options_.lesson.empty()) plan.extra["sweep"]["lesson"] = options_.lesson;
   dirs_.push_back(plan.dir);
   return plan;

@@ -179,6 +179,10 @@ std::string tensorboard_record(double wall_time, int64_t step, const std::string
   return framed(scalar_event(wall_time, step, v));
 }
 
+std::string tensorboard_summary_record(double wall_time, int64_t step, const std::string& value) {
+  return framed(scalar_event(wall_time, step, value));
+}
+
 std::string tensorboard_tensor_record(double wall_time, int64_t step, const std::string& tag, float value) {
   if (tag.empty()) return tensorboard_record(wall_time, step, tag, value);
   // SummaryMetadata { plugin_data=1 { plugin_name=1 "scalars" }, data_class=4 DATA_CLASS_SCALAR (1) }
@@ -263,7 +267,8 @@ std::vector<std::string> tensorboard_files(const std::string& run_dir) {
     if (!std::filesystem::is_directory(dir, ec)) continue;
     std::vector<std::string> here;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-      if (entry.is_regular_file(ec) && entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0)
+      if (const std::string name = entry.path().filename().string();
+          entry.is_regular_file(ec) && name.rfind("events.out.tfevents.", 0) == 0 && name.find(".hparams.") == std::string::npos)
         here.push_back(entry.path().string());
     std::sort(here.begin(), here.end());  // the name starts with the unix time it was made
     out.insert(out.end(), here.begin(), here.end());
@@ -271,18 +276,22 @@ std::vector<std::string> tensorboard_files(const std::string& run_dir) {
   return out;
 }
 
-TensorBoardWriter::TensorBoardWriter(const std::string& dir) {
+TensorBoardWriter::TensorBoardWriter(const std::string& dir, const std::vector<HParam>& hparams) {
   const double now = now_seconds();
   open(train_, (std::filesystem::path(dir) / "train").string(), now);
   open(validation_, (std::filesystem::path(dir) / "validation").string(), now);
+  if (hparams.empty()) return;
+  open(hparams_, dir, now, "hparams.v2");
+  hparams_.out << hparams_start_record(now, hparams);
+  hparams_.out.flush();
 }
 
-void TensorBoardWriter::open(File& f, const std::string& dir, double now) {
+void TensorBoardWriter::open(File& f, const std::string& dir, double now, const char* suffix) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   char host[256] = "localhost";
   gethostname(host, sizeof host - 1);
-  f.path = (std::filesystem::path(dir) / fmt::format("events.out.tfevents.{}.{}.v2", static_cast<int64_t>(now), host)).string();
+  f.path = (std::filesystem::path(dir) / fmt::format("events.out.tfevents.{}.{}.{}", static_cast<int64_t>(now), host, suffix)).string();
   f.out.open(f.path, std::ios::binary | std::ios::app);
   if (!f.out) throw RunError(fmt::format("{}: cannot create the TensorBoard event file", f.path));
   f.out << tensorboard_record(now, 0, "", 0);
@@ -316,9 +325,14 @@ void TensorBoardWriter::on_epoch(const EpochMetrics& e) {
   validation_.out.flush();
 }
 
-void TensorBoardWriter::on_finished(const RunFinished&) {
+void TensorBoardWriter::on_finished(const RunFinished& e) {
   train_.out.flush();
   validation_.out.flush();
+  if (!hparams_.out.is_open()) return;
+  // TensorBoard's Status: 1 success, 2 failure, 0 unknown (a stopped run may be resumed).
+  const int status = e.status == RunStatus::kFinished ? 1 : e.status == RunStatus::kFailed ? 2 : 0;
+  hparams_.out << hparams_end_record(now_seconds(), status);
+  hparams_.out.flush();
 }
 
 }  // namespace mirror

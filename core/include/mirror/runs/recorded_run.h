@@ -53,7 +53,9 @@ class RecordedRun {
 
  private:
   RecordedRun() = default;
-  void add_tensorboard();
+  // The run's TensorBoard files, with its settings for the HParams dashboard: `config` (as
+  // run.json records it) and the sweep's `sweep_settings` (run.json's sweep.settings, or null).
+  void add_tensorboard(const nlohmann::json& config, const nlohmann::json& sweep_settings);
 
   std::unique_ptr<Trainer> trainer_;
   std::string dir_;

@@ -23,6 +23,7 @@ class Dataset;
 struct SweepPoint {
   TrainConfig config;
   std::string label;  // "lr=0.01 batch=64"
+  nlohmann::json settings = nlohmann::json::object();  // the axes' values: {"optimizer.learning_rate": 0.01}
 };
 
 // Every combination, the first axis varying slowest, each the base config with the axis values
