@@ -40,6 +40,9 @@ complete_line "--trace --trace-steps --train-size" mirrortrain train --tra
 complete_line "--output" mirrortrain trace run --o
 complete_line "export" mirrortrain ex
 complete_line "onnx" mirrortrain export run --format o
+complete_line "keras" mirrortrain export run --format k
+complete_line "evaluate export" mirrortrain e
+complete_line "--fresh-weights" mirrortrain evaluate --fr
 complete_line "summary sweep" mirrortrain s
 complete_line "--preset" mirrortrain train --pre
 complete_line "--nesterov --no-record --nproc --num-words" mirrortrain train --n
