@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
                     fmt::format("Check replicas are identical every N steps (0: only at the end; default {})", defaults.sync_check_every));
     cmd->add_option("--threads", o.threads, "Intra-op threads per replica (0: cores / replicas)");
     cmd->add_flag("--deterministic", o.deterministic, "Deterministic algorithms only: same seed, same numbers");
+    cmd->add_option("--sparse-exchange", o.sparse_exchange,
+                    "Several processes: embedding gradients cross as the rows a step touched (on, default) or whole (off)")
+        ->check(CLI::IsMember({"on", "off"}));
     cmd->add_option("--cuda-graphs", o.cuda_graphs,
                     "GPU replicas: capture the step as one CUDA graph (auto: where it can, saying why not; on: "
                     "refuse a run it cannot capture; off; default " + defaults.cuda_graphs + ")")

@@ -1,7 +1,7 @@
 // The HParams plugin's summaries: HParamsPluginData (version 0) holding a SessionStartInfo or a
 // SessionEndInfo, under the tags _hparams_/session_start_info and _hparams_/session_end_info,
 // with the plugin's empty float tensor, as TensorBoard's own hparams summary writes them.
-// Tested by tests/core/runs/test_tensorboard.cpp and, with TensorBoard itself, by
+// Tested by tests/core/runs/test_tensorboard_hparams.cpp and, with TensorBoard itself, by
 // tests/cli/test_tensorboard_layout.sh.
 #include "mirror/runs/tensorboard_hparams.h"
 

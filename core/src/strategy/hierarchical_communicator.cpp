@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "mirror/util/error.h"
+#include "sparse_rows.h"
 
 namespace mirror {
 
@@ -15,12 +16,27 @@ HierarchicalCommunicator::HierarchicalCommunicator(std::unique_ptr<Communicator>
                                             process_rank_, cross_->world_size()));
 }
 
+HierarchicalCommunicator::~HierarchicalCommunicator() = default;
+
+void HierarchicalCommunicator::exchange_rows_sparsely(std::vector<RowSegment> segments) {
+  if (segments.empty())
+    sparse_.reset();
+  else
+    sparse_ = std::make_unique<SparseRowExchange>(std::move(segments));
+}
+
 std::shared_ptr<Work> HierarchicalCommunicator::allreduce_sum(int rank, std::vector<torch::Tensor>& tensors) {
   local_->allreduce_sum(rank, tensors)->wait();  // every local rank now holds the process's sum
   if (rank == 0) {
     try {
       exchange_begin_ = std::chrono::steady_clock::now();
-      cross_->allreduce_sum(process_rank_, tensors)->wait();
+      if (sparse_) {
+        exchange_bytes_ = sparse_->exchange(*cross_, process_rank_, cross_->world_size(), tensors.front());
+      } else {
+        cross_->allreduce_sum(process_rank_, tensors)->wait();
+        exchange_bytes_ = 0;
+        for (const auto& t : tensors) exchange_bytes_ += static_cast<int64_t>(t.numel() * t.element_size());
+      }
       exchange_end_ = std::chrono::steady_clock::now();
     } catch (const std::exception& e) {
       barrier_.abort(fmt::format("the cross-process all-reduce failed: {}", e.what()));

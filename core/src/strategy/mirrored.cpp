@@ -140,6 +140,7 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
   if (processes_ > 1) {
     // This step's exchange, on its clock: what the next step's record carries.
     const auto [begin, end] = hierarchical_->last_exchange();
+    total.exchange_bytes = hierarchical_->last_exchange_bytes();
     spans.exchange_begin = std::chrono::duration<double, std::milli>(begin - step_start_).count();
     spans.exchange_end = std::chrono::duration<double, std::milli>(end - step_start_).count();
     read_record(total, plan);  // the timeline of the previous step

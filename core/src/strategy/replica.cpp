@@ -171,6 +171,20 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
   }
   for (auto& rep : replicas_) rep->optimizer = make_optimizer(optimizer, rep->flat_params);
   for (const auto& p : replicas_[0]->model->parameters()) segments_.push_back(p.numel());
+  if (hierarchical_ && options_.sparse_exchange &&
+      std::all_of(devices_.begin(), devices_.end(), [](const LogicalDevice& d) { return d.physical.type == DeviceType::kCpu; })) {
+    // The embedding tables' places in the flat gradients, for the rows-only exchange.
+    std::set<std::string> tables;
+    for (const auto& l : model.layers)
+      if (l.resolved.kind == LayerKind::kEmbedding) tables.insert(l.name + ".weight");
+    std::vector<RowSegment> rows;
+    int64_t offset = 0;
+    for (const auto& p : replicas_[0]->model->named_parameters()) {
+      if (tables.count(p.key()) && p.value().dim() == 2) rows.push_back({offset, p.value().size(0), p.value().size(1)});
+      offset += p.value().numel();
+    }
+    hierarchical_->exchange_rows_sparsely(std::move(rows));
+  }
   // Weights and slots were written on the default stream; replica streams do not wait for it.
   for (auto& rep : replicas_) rep->device->synchronize();
   const int threads = threads_per_replica_;

@@ -1,6 +1,6 @@
 // Starting a run from a .keras file's weights: read (keras_file.h), turned into LibTorch's
 // layouts, laid out as the replicas' flat parameters.
-// Tested by tests/core/train/test_initial_weights.cpp.
+// Tested by tests/core/model/test_keras_weights.cpp.
 #include "initial_weights.h"
 
 #include <fmt/format.h>

@@ -88,6 +88,11 @@ void apply_strategy(const ConfigOverrides& o, TrainConfig& c) {
   set(c.strategy.intra_op_threads, o.threads);
   set(c.strategy.deterministic, o.deterministic);
   set(c.strategy.cuda_graphs, o.cuda_graphs);
+  if (o.sparse_exchange) {
+    if (*o.sparse_exchange != "on" && *o.sparse_exchange != "off")
+      throw ConfigError(fmt::format("--sparse-exchange takes on or off, not '{}'", *o.sparse_exchange));
+    c.strategy.sparse_exchange = *o.sparse_exchange == "on";
+  }
   set(c.strategy.top_k, o.top_k);
   if (o.link) {
     c.strategy.link = parse_link(*o.link);

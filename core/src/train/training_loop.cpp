@@ -271,6 +271,7 @@ class TrainingLoop {
     m.pause_seconds = pause_seconds_;
     m.sync_checked = r.sync_checked;
     m.checksums = r.checksums;
+    m.exchange_bytes = r.exchange_bytes;
     m.replicas = r.replicas;
     for (const auto& t : r.replicas) {
       m.compute_ms += t.compute_ms;

@@ -2,6 +2,7 @@
 // their WorkerGroup meets in memory instead of over c10d, so what is tested is the strategy's
 // side (shards, the record that travels with the gradients, stops), not the transport (the CLI
 // tests run real processes over Gloo).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -70,9 +71,11 @@ struct ProcessRun {
 // `processes` threads of `replicas` CPU replicas each train `steps` steps at global batch `batch`
 // (the same batches as train_trajectory); process `stopper` asks to stop at step `stop_at`
 // (counting from 0; -1: never). Process `late` sleeps `late_ms` before each step.
+// `sparse_exchange`: the embedding's rows cross as rows (MirroredOptions::sparse_exchange); step
+// `big_step` takes a batch 4 times larger.
 std::vector<ProcessRun> run_processes(int processes, int replicas, const OptimizerConfig& opt, int steps,
                                       int64_t batch, int stopper = -1, int stop_at = -1, int late = -1,
-                                      int late_ms = 0) {
+                                      int late_ms = 0, bool sparse_exchange = true, int big_step = -1) {
   const auto data = mirror::testing::small_text();
   const auto analysis = analyze(mirror::testing::small_text_model(), input_spec(*data));
   auto meeting = std::make_shared<Meeting>(processes);
@@ -84,12 +87,14 @@ std::vector<ProcessRun> run_processes(int processes, int replicas, const Optimiz
       try {
         MirroredOptions mo;
         mo.sync_check_every = 5;
+        mo.sparse_exchange = sparse_exchange;
         MirroredStrategy s(resolve_devices({"cpu", replicas, 0}, list_physical_devices()), analysis, opt, mo,
                            /*seed=*/7, std::make_shared<ThreadWorkerGroup>(meeting, p, processes));
         auto& run = runs[static_cast<size_t>(p)];
         for (int step = 0; step < steps; ++step) {
           std::vector<int64_t> idx;
-          for (int64_t i = 0; i < batch; ++i) idx.push_back((step * batch + i * 7) % data->size(Split::kTrain));
+          const int64_t size = step == big_step ? 4 * batch : batch;
+          for (int64_t i = 0; i < size; ++i) idx.push_back((step * batch + i * 7) % data->size(Split::kTrain));
           if (p == late) std::this_thread::sleep_for(std::chrono::milliseconds(late_ms));
           run.steps.push_back(s.train_step(data->gather(Split::kTrain, idx), p == stopper && step == stop_at));
         }
@@ -254,6 +259,46 @@ TEST(MirroredProcesses, TheStepBeforeArrivesAlignedOnEveryProcesssClock) {
       // Its own replicas are exactly what it measured then (kept from that step).
       const auto& mine = steps[s - 1].replicas[static_cast<size_t>(2 * p)];
       EXPECT_DOUBLE_EQ(t.replicas[static_cast<size_t>(2 * p)].compute_ms(), mine.compute_ms) << where;
+    }
+  }
+}
+
+// The embedding's gradient crossing as the rows a step touched sums to what the whole table
+// gives: bit for bit between 2 processes (a + b either way), within float summation order among
+// 3; and it crosses in fewer bytes, which every step records. Two sequences per process touch a
+// sixth of the 300 rows. The first step crosses whole (the slots' size is not known yet); step
+// 5's batch, 4 times larger, outgrows the slots, so its rows cross again in a second all-reduce;
+// the steps after it cross no more than whole while the slots, sized for that batch, shrink back.
+TEST(MirroredProcesses, RowsOnlyExchangeSumsAsTheDenseOneInFewerBytes) {
+  OptimizerConfig opt;
+  opt.name = "adam";
+  opt.learning_rate = 0.01;
+  constexpr int kBig = 5;
+  for (const auto& [processes, replicas] : {std::pair{2, 1}, {2, 2}, {3, 1}}) {
+    const int64_t batch = 2 * processes;
+    const auto sparse = run_processes(processes, replicas, opt, 12, batch, -1, -1, -1, 0, true, kBig);
+    const auto dense = run_processes(processes, replicas, opt, 12, batch, -1, -1, -1, 0, false, kBig);
+    for (int p = 0; p < processes; ++p) {
+      const std::string where = fmt::format("{} x {}, process {}", processes, replicas, p);
+      const auto& s = sparse[static_cast<size_t>(p)];
+      const auto& d = dense[static_cast<size_t>(p)];
+      if (processes == 2)
+        EXPECT_TRUE(torch::equal(s.params, d.params)) << where;
+      else
+        EXPECT_LT(mirror::testing::relative(s.params, d.params), 1e-6) << where;
+      ASSERT_EQ(s.steps.size(), d.steps.size());
+      for (size_t k = 0; k < s.steps.size(); ++k) {
+        const int64_t whole = d.steps[k].exchange_bytes, lengths = 8 * processes;
+        EXPECT_GT(whole, 0);
+        if (k == 0)
+          EXPECT_EQ(s.steps[k].exchange_bytes, whole + lengths) << where;
+        else if (k == kBig)
+          EXPECT_GT(s.steps[k].exchange_bytes, s.steps[k - 1].exchange_bytes + lengths) << where;
+        else if (k > kBig)
+          EXPECT_LE(s.steps[k].exchange_bytes, whole + lengths) << where;
+        else
+          EXPECT_LT(s.steps[k].exchange_bytes, whole * 3 / 4) << where << ", step " << k;
+      }
     }
   }
 }

@@ -5,6 +5,7 @@
 // over all W*M replicas, and every rank of every process holds bit-identical results.
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -14,6 +15,15 @@
 
 namespace mirror {
 
+// An embedding table's gradient inside the flat gradients: `rows` x `width` floats from `offset`.
+struct RowSegment {
+  int64_t offset = 0;
+  int64_t rows = 0;
+  int64_t width = 0;
+};
+
+class SparseRowExchange;
+
 class HierarchicalCommunicator : public Communicator {
  public:
   // `local` reduces across this process's replica threads (its world size is theirs); `cross`
@@ -21,6 +31,11 @@ class HierarchicalCommunicator : public Communicator {
   // calls `cross`. Both are owned (`cross` may be shared with other objects of this process).
   HierarchicalCommunicator(std::unique_ptr<Communicator> local, std::shared_ptr<Communicator> cross,
                            int process_rank);
+  ~HierarchicalCommunicator() override;
+  // From now on the cross-process stage exchanges these segments of the first tensor (CPU,
+  // float32) as the rows that are not zero (sparse_rows.h), the rest densely; empty: all densely.
+  // Call before the first collective.
+  void exchange_rows_sparsely(std::vector<RowSegment> segments);
   // Collective over the local ranks, as Communicator says; the sum is over local ranks first,
   // then over processes in rank order. Throws CollectiveAborted when aborted, and rethrows the
   // cross-process failure on local rank 0 (the other local ranks then see CollectiveAborted).
@@ -34,6 +49,8 @@ class HierarchicalCommunicator : public Communicator {
   std::pair<std::chrono::steady_clock::time_point, std::chrono::steady_clock::time_point> last_exchange() const {
     return {exchange_begin_, exchange_end_};
   }
+  // The bytes this process put into the last cross-process exchange (read as last_exchange()).
+  int64_t last_exchange_bytes() const { return exchange_bytes_; }
 
  private:
   std::unique_ptr<Communicator> local_;
@@ -42,6 +59,8 @@ class HierarchicalCommunicator : public Communicator {
   AbortableBarrier barrier_;
   std::vector<torch::Tensor>* root_ = nullptr;  // local rank 0's tensors; read between the barriers
   std::chrono::steady_clock::time_point exchange_begin_{}, exchange_end_{};  // written by local rank 0
+  int64_t exchange_bytes_ = 0;                                               // likewise
+  std::unique_ptr<SparseRowExchange> sparse_;                                // null: all densely
 };
 
 }  // namespace mirror

@@ -31,6 +31,10 @@ struct MirroredOptions {
   // The training step as one CUDA graph (strategy/cuda_graphs.h): "auto" captures it where it can
   // and runs eagerly elsewhere, saying why; "on" refuses a run it cannot capture; "off" never.
   std::string cuda_graphs = "auto";
+  // Several processes of CPU replicas: embedding gradients cross between processes as the rows
+  // the step touched (strategy/sparse_rows.h), summed into the same dense update; false: the
+  // whole table, as every other gradient.
+  bool sparse_exchange = true;
 };
 
 }  // namespace mirror

@@ -62,6 +62,7 @@ struct StepResult {
   // order over all processes; all equal, or the check would have failed.
   std::vector<uint64_t> checksums;
   TopPredictions top;         // evaluation only: every example's top predictions
+  int64_t exchange_bytes = 0; // training, several processes: the bytes this process put into the cross-process exchange
   // Training: the step on one clock (step_timeline.h). Several processes: of the previous step.
   StepTimeline timeline;
 };
