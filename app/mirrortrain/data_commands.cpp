@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -55,6 +56,16 @@ int run_inspect(const ModelArgs& args, int samples, const std::string& write_ker
     const TrainConfig c = base_config(args);
     const auto data = load_dataset(c.dataset);
     const auto& info = data->info();
+    if (!write_keras_npz.empty()) {  // what cannot be written is said before the summary, not after
+      const auto folder = std::filesystem::absolute(write_keras_npz).parent_path();
+      std::error_code ec;
+      if (!std::filesystem::is_directory(folder, ec))
+        throw ConfigError(fmt::format("--write-keras-npz {}: the folder {} does not exist; create it or name another",
+                                      write_keras_npz, folder.string()));
+      if (info.kind != InputKind::kTokens)
+        throw ConfigError(fmt::format("--write-keras-npz: {} is not a text dataset (token ids); Keras' text layout holds only those",
+                                      info.name));
+    }
     fmt::print("{} from {}\n", terminal_text(info.name), terminal_text(info.source));
     fmt::print("train {} / validation {} examples, input {}{}\n", data->size(Split::kTrain),
                data->size(Split::kValidation), format_shape(info.input_shape),

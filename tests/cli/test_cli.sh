@@ -15,6 +15,12 @@ expect reuters-as-published 0 'Finished' -- \
   "$bin" train --preset seed-reuters-as-published --data-dir "$tmp/keras-data" --epochs 1
 expect reuters-sgml 0 'val_accuracy' -- "$bin" train --preset reuters-mlp --data-dir "$(dirname "$0")/../fixtures/reuters_sgml" \
   --min-wires-per-topic 3 --epochs 1 --batch-size 4
+# What --write-keras-npz cannot write is the only thing said (not after the dataset's summary).
+only_line() { out=$("$@" 2>&1); rc=$?; [[ $(wc -l <<<"$out") -eq 1 ]] && printf '%s\n' "$out"; return $rc; }
+expect npz-missing-folder 2 '^mirrortrain: error: --write-keras-npz .*/no/such/r\.npz: the folder .*/no/such does not exist; create it' -- \
+  only_line "$bin" inspect --dataset synthetic-text --write-keras-npz "$tmp/no/such/r.npz"
+expect npz-not-text 2 '^mirrortrain: error: --write-keras-npz: spirals is not a text dataset' -- \
+  only_line "$bin" inspect --dataset spirals --write-keras-npz "$tmp/r.npz"
 expect presets 0 'fashion-cnn' -- "$bin" presets
 version=$(sed -nE 's/^project\(MirrorWorkbench VERSION ([0-9.]+).*/\1/p' "$(dirname "$0")/../../CMakeLists.txt")
 expect version 0 "^mirrortrain ${version//./\\.}\$" -- "$bin" --version

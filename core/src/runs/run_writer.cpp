@@ -40,7 +40,7 @@ std::pair<uint64_t, uint64_t> file_id(const std::filesystem::path& path) {
 void write_file_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw std::system_error(errno, std::generic_category(), fmt::format("{}: cannot write", tmp));
+  if (!f) throw std::system_error(errno, std::generic_category(), fmt::format("{}: cannot write", path));
   int err = 0;
   if (std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fflush(f) != 0 || ::fsync(fileno(f)) != 0)
     err = errno ? errno : EIO;
