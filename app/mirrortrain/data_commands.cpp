@@ -61,10 +61,10 @@ int run_inspect(const ModelArgs& args, int samples, const std::string& write_ker
       std::error_code ec;
       if (!std::filesystem::is_directory(folder, ec))
         throw ConfigError(fmt::format("--write-keras-npz {}: the folder {} does not exist; create it or name another",
-                                      write_keras_npz, folder.string()));
+                                      terminal_text(write_keras_npz), terminal_text(folder.string())));
       if (info.kind != InputKind::kTokens)
         throw ConfigError(fmt::format("--write-keras-npz: {} is not a text dataset (token ids); Keras' text layout holds only those",
-                                      info.name));
+                                      terminal_text(info.name)));
     }
     fmt::print("{} from {}\n", terminal_text(info.name), terminal_text(info.source));
     fmt::print("train {} / validation {} examples, input {}{}\n", data->size(Split::kTrain),

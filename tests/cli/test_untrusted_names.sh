@@ -124,5 +124,9 @@ out=$("$bin" runs show "$dir" 2>&1)
 check "show-hostile-labels" $? "$out"
 ! grep -q "$esc" <<<"$out"
 check "show-hostile-labels-no-control-characters" $? "$(cat -v <<<"$out")"
+# A path asked to write to that does not exist: named in one line, its newline and escape shown.
+out=$("$bin" inspect --dataset synthetic-text --write-keras-npz "$tmp/no"$'\n'"mirrortrain: done$esc[2J/r.npz" 2>&1)
+[[ $? -eq 2 && $(wc -l <<<"$out") -eq 1 ]] && ! grep -q "$esc" <<<"$out" && grep -qF 'no\nmirrortrain: done\x1b[2J' <<<"$out"
+check "write-keras-npz-hostile-path-one-line" $? "$(cat -v <<<"$out")"
 
 finish "untrusted names"
