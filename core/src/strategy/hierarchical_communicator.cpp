@@ -30,7 +30,7 @@ std::shared_ptr<Work> HierarchicalCommunicator::allreduce_sum(int rank, std::vec
   if (rank == 0) {
     try {
       exchange_begin_ = std::chrono::steady_clock::now();
-      if (sparse_) {
+      if (sparse_ && tensors.size() == 1) {  // the segments are places in one flat tensor
         exchange_bytes_ = sparse_->exchange(*cross_, process_rank_, cross_->world_size(), tensors.front());
       } else {
         cross_->allreduce_sum(process_rank_, tensors)->wait();

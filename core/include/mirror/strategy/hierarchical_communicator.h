@@ -32,9 +32,9 @@ class HierarchicalCommunicator : public Communicator {
   HierarchicalCommunicator(std::unique_ptr<Communicator> local, std::shared_ptr<Communicator> cross,
                            int process_rank);
   ~HierarchicalCommunicator() override;
-  // From now on the cross-process stage exchanges these segments of the first tensor (CPU,
-  // float32) as the rows that are not zero (sparse_rows.h), the rest densely; empty: all densely.
-  // Call before the first collective.
+  // From now on the cross-process stage exchanges these segments of a collective's tensor (when
+  // it is one, CPU, float32) as the rows that are not zero (sparse_rows.h), the rest densely;
+  // empty: all densely. Call before the first collective.
   void exchange_rows_sparsely(std::vector<RowSegment> segments);
   // Collective over the local ranks, as Communicator says; the sum is over local ranks first,
   // then over processes in rank order. Throws CollectiveAborted when aborted, and rethrows the
