@@ -8,6 +8,7 @@ Runs, in one script and on the same libtorch, at global batch 32 and 256:
   * torch-ddp-2:  PyTorch DistributedDataParallel over gloo, 2 processes x 1 thread
   * mirror-2proc: mirrortrain, 2 worker processes of 1 replica (--nproc 2, c10d over Gloo)
   * mirror-2proc-dense: the same with the embedding's gradient exchanged whole (--sparse-exchange off)
+  * mirror-2proc-serial: the same with every gradient crossing after backward (--overlap off)
   * mirror-2x2:   mirrortrain, 2 worker processes of 2 replicas each
   * keras-2:      the seed itself, Keras' MirroredStrategy over 2 logical CPU devices on TensorFlow
                   (bench/seed_keras.py; --keras-python, a venv made by scripts/setup-python.sh seed);
@@ -72,6 +73,7 @@ CONFIGS = {
     "torch-ddp-2": ("torch", {"mode": "ddp", "threads": 1}, 2),
     "mirror-2proc": ("mirror", {"logical": 1, "nproc": 2}, 2),
     "mirror-2proc-dense": ("mirror", {"logical": 1, "nproc": 2, "sparse_exchange": "off"}, 2),
+    "mirror-2proc-serial": ("mirror", {"logical": 1, "nproc": 2, "overlap": "off"}, 2),
     "mirror-2x2": ("mirror", {"logical": 2, "nproc": 2}, 2),
     "torch-compile-1": ("torch", {"mode": "single", "threads": 1, "compile": True}, 1),
     "torch-compile-2": ("torch", {"mode": "single", "threads": 2, "compile": True}, 2),
@@ -140,6 +142,8 @@ def mirror_cmd(binary, options, batch, steps):
         cmd += ["--nproc", str(options["nproc"])]
     if "sparse_exchange" in options:
         cmd += ["--sparse-exchange", options["sparse_exchange"]]
+    if "overlap" in options:
+        cmd += ["--overlap", options["overlap"]]
     return cmd
 
 

@@ -99,6 +99,10 @@ int main(int argc, char** argv) {
     cmd->add_option("--sparse-exchange", o.sparse_exchange,
                     "Several processes: embedding gradients cross as the rows a step touched (on, default) or whole (off)")
         ->check(CLI::IsMember({"on", "off"}));
+    cmd->add_option("--overlap", o.backward_overlap,
+                    "Several processes of one CPU replica: the last layers' gradients cross while backward computes "
+                    "the first ones' (on, default) or all after backward (off)")
+        ->check(CLI::IsMember({"on", "off"}));
     cmd->add_option("--cuda-graphs", o.cuda_graphs,
                     "GPU replicas: capture the step as one CUDA graph (auto: where it can, saying why not; on: "
                     "refuse a run it cannot capture; off; default " + defaults.cuda_graphs + ")")

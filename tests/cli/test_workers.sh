@@ -198,8 +198,9 @@ fi
 # table gives them (a + b either way), in fewer bytes, which every step records.
 text=(--preset seed-reuters --dataset synthetic-text --train-size 640 --val-size 64 --batch-size 32 --epochs 1
       --max-steps 12 --json --no-record --nproc 2 --logical 1)
-if "$bin" train "${text[@]}" --sparse-exchange on >"$tmp/sparse.log" 2>&1 &&
-   "$bin" train "${text[@]}" --sparse-exchange off >"$tmp/dense.log" 2>&1 &&
+# (--overlap off: here the step's one exchange carries every gradient.)
+if "$bin" train "${text[@]}" --overlap off --sparse-exchange on >"$tmp/sparse.log" 2>&1 &&
+   "$bin" train "${text[@]}" --overlap off --sparse-exchange off >"$tmp/dense.log" 2>&1 &&
    python3 - "$tmp/sparse.log" "$tmp/dense.log" <<'PY'
 import json, sys
 def load(path):
@@ -219,7 +220,46 @@ if sb[0] != db[0] + 16 or not all(0 < a and 2 * a < b for a, b in zip(sb[1:], db
     sys.exit(f'bytes a step: rows {sb}, whole table {db}')
 print(f'sparse exchange: 12 steps as the dense one, bit for bit; {sorted(sb)[6]:,} bytes a step against {sorted(db)[6]:,}')
 PY
-then pass; else fail "--sparse-exchange"; tail -3 "$tmp/sparse.log" "$tmp/dense.log"; fi
+then pass; else fail "--sparse-exchange"; tail -n 3 "$tmp/sparse.log" "$tmp/dense.log"; fi
+
+# The last layers' gradients crossing while backward runs (--overlap on, the default) over real
+# Gloo: the same losses and weights bit for bit and the same bytes as --overlap off, and the
+# timeline of every step after the first shows, for both processes, the buckets' all-reduce
+# beginning inside backward (after forward, before the gradients were all ready).
+overlap=()
+for a in "${text[@]}"; do [[ $a == --no-record ]] || overlap+=("$a"); done
+if "$bin" train "${overlap[@]}" --overlap on --run-dir "$tmp/ov-on" >"$tmp/ov-on.log" 2>&1 &&
+   "$bin" train "${text[@]}" --overlap off >"$tmp/ov-off.log" 2>&1 &&
+   python3 - "$tmp/ov-on.log" "$tmp/ov-off.log" "$tmp/ov-on/timeline.jsonl" <<'PY'
+import json, sys
+def load(path):
+    lines = [json.loads(l) for l in open(path) if l.startswith('{')]
+    steps = [j for j in lines if j['type'] == 'step']
+    final = [j for j in lines if j['type'] == 'final']
+    return steps, final[0]['param_l2_norm'] if final else None
+(a, fa), (b, fb) = load(sys.argv[1]), load(sys.argv[2])
+if len(a) != 12 or len(b) != 12 or fa is None:
+    sys.exit(f'{len(a)} and {len(b)} steps, final norm {fa}')
+if [j['loss'] for j in a] != [j['loss'] for j in b] or fa != fb:
+    sys.exit(f'overlapped and not differ: losses {[j["loss"] for j in a][:3]}... against {[j["loss"] for j in b][:3]}..., norms {fa} {fb}')
+if [j.get('exchange_bytes') for j in a] != [j.get('exchange_bytes') for j in b]:
+    sys.exit(f'bytes differ: {[j.get("exchange_bytes") for j in a]} against {[j.get("exchange_bytes") for j in b]}')
+inside = 0
+for line in open(sys.argv[3]):
+    t = json.loads(line)
+    marks = {r[1]: r for r in t['replicas']}  # process -> [replica, process, shard, started, copied, forward_done, ready, ...]
+    for p in t['processes']:
+        if len(p) != 7:
+            sys.exit(f'step {t["step"]}: process {p[0]} has no overlapped all-reduce: {p}')
+        forward_done, ready = marks[p[0]][5], marks[p[0]][6]
+        if not (forward_done - 1 <= p[5] < ready and p[5] <= p[6]):
+            sys.exit(f'step {t["step"]}: process {p[0]} began its buckets at {p[5]} us, outside backward [{forward_done}, {ready}]')
+        inside += 1
+if inside < 2 * 10:
+    sys.exit(f'only {inside} process-steps in the timeline')
+print(f'overlap: 12 steps as without it, bit for bit; buckets began inside backward in {inside} process-steps')
+PY
+then pass; else fail "--overlap"; tail -n 3 "$tmp/ov-on.log" "$tmp/ov-off.log"; fi
 
 # Slurm: srun -n 2 on a cluster that answers; scripts/slurm-local.sh starts a one-node one where
 # it can (root or sudo, Debian's slurm-wlm and munge, no other cluster configured).

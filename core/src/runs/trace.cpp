@@ -76,6 +76,9 @@ double us(int64_t t) {
 int pid_of(int process) { return process + 1; }  // pid 0 reads as "no process" in some viewers
 int tid_of_replica(int replica) { return replica + 1; }
 constexpr int kTrainerTid = 0;
+// The buckets all-reduced while backward runs: a track of their own, since they start inside the
+// replica's backward and may end after the trainer's all-reduce began.
+constexpr int kOverlapTid = 1 << 20;
 
 // A timeline chosen for the trace, with the step metrics of the step it describes (or none).
 struct Traced {
@@ -110,7 +113,8 @@ std::vector<Traced> select(const std::vector<StepMetrics>& steps, const StepRang
     }
     for (const auto& p : t.timeline->processes) {
       if (p.exchange_begin != 0 || p.exchange_end != 0) t.lo = std::min(t.lo, p.exchange_begin);
-      t.hi = std::max({t.hi, p.exchange_end, p.step_end});
+      t.hi = std::max({t.hi, p.exchange_end, p.step_end, p.overlap_end});
+      if (p.overlap_end > 0) t.lo = std::min(t.lo, p.overlap_begin);
     }
     for (const auto& i : t.timeline->idle) t.lo = std::min(t.lo, i.begin);
     out.push_back(std::move(t));
@@ -199,6 +203,11 @@ class TraceBuilder {
           flow(p, r.replica, arrow_begin, arrow_end);
         }
       }
+      if (spans && spans->overlap_end > 0) {
+        span(p, kOverlapTid, kPhaseOverlap, "all-reduce", at(spans->overlap_begin), at(spans->overlap_end),
+             {{"step", t.step}});
+        overlapped_.insert(p);
+      }
       if (exchanged) {
         json args = {{"step", t.step}, {"offset_ms", spans->offset_ms}};
         span(p, kTrainerTid, kPhaseExchange, "all-reduce", at(spans->exchange_begin), at(spans->exchange_end),
@@ -247,6 +256,10 @@ class TraceBuilder {
       all.push_back(metadata("process_sort_index", p, kTrainerTid, p));
       all.push_back(metadata("thread_name", p, kTrainerTid, std::string("trainer · all-reduce")));
       all.push_back(metadata("thread_sort_index", p, kTrainerTid, 0));
+    }
+    for (int p : overlapped_) {
+      all.push_back(metadata("thread_name", p, kOverlapTid, std::string(kPhaseOverlap)));
+      all.push_back(metadata("thread_sort_index", p, kOverlapTid, 0));
     }
     for (const auto& [replica, process] : replicas_) {
       std::string name = fmt::format("replica {}", replica);
@@ -297,6 +310,7 @@ class TraceBuilder {
   };
   std::vector<Event> events_;
   std::set<int> processes_;
+  std::set<int> overlapped_;  // processes with buckets all-reduced during backward
   std::map<int, int> replicas_;  // replica -> its process
   int64_t flows_ = 0;
 };

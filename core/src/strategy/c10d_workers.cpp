@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <sstream>
@@ -245,6 +246,8 @@ class C10dGroup : public WorkerGroup {
                                "again, continue the run with --resume", names, during, why));
   }
 
+  // CPU tensors are summed in Gloo's own threads: the Work returned completes asynchronously
+  // (several may be in flight; Gloo matches them across processes in the order they were issued).
   // GPU tensors (Gloo chosen where NCCL cannot be: see communicator_for) are summed through the
   // host: copied out, reduced and copied back before this returns, so that the other replica
   // threads may read them at once.
@@ -253,23 +256,54 @@ class C10dGroup : public WorkerGroup {
     o.reduceOp = c10d::ReduceOp::SUM;
     o.timeout = timeout_;
     const bool staged = !tensors.empty() && !tensors.front().device().is_cpu();
+    if (!staged) {
+      try {
+        return std::make_shared<GlooWork>(*this, pg_->allreduce(tensors, o));
+      } catch (const std::exception& e) {
+        lost("cross-process all-reduce", e);
+      }
+    }
     std::vector<torch::Tensor> host;
-    if (staged)
-      for (const auto& t : tensors) host.push_back(t.to(torch::kCPU));
+    for (const auto& t : tensors) host.push_back(t.to(torch::kCPU));
     try {
-      pg_->allreduce(staged ? host : tensors, o)->wait(timeout_);
+      pg_->allreduce(host, o)->wait(timeout_);
     } catch (const std::exception& e) {
       lost("cross-process all-reduce", e);
     }
-    if (staged) {
-      for (size_t i = 0; i < tensors.size(); ++i) tensors[i].copy_(host[i]);
-      // Reading one element back waits for the copies queued before it on this thread's stream.
-      (void)tensors.back().reshape({-1})[0].item<float>();
-    }
+    for (size_t i = 0; i < tensors.size(); ++i) tensors[i].copy_(host[i]);
+    // Reading one element back waits for the copies queued before it on this thread's stream.
+    (void)tensors.back().reshape({-1})[0].item<float>();
     return completed_work();
   }
 
  private:
+  // A collective in Gloo's threads; its wait ends a failed one as lost() says.
+  class GlooWork : public Work {
+   public:
+    GlooWork(C10dGroup& group, c10::intrusive_ptr<c10d::Work> work) : group_(group), work_(std::move(work)) {
+      // Gloo's thread marks the moment the sum is done (the timeline's overlapped all-reduce).
+      work_->getFuture()->addCallback(
+          [done = done_](c10::ivalue::Future&) { done->store(std::chrono::steady_clock::now().time_since_epoch().count()); });
+    }
+    void wait() override {
+      try {
+        work_->wait(group_.timeout_);
+      } catch (const std::exception& e) {
+        group_.lost("cross-process all-reduce", e);
+      }
+    }
+    bool is_completed() const override { return work_->isCompleted(); }
+    std::chrono::steady_clock::time_point completed_at() const override {
+      return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(done_->load()));
+    }
+
+   private:
+    C10dGroup& group_;
+    c10::intrusive_ptr<c10d::Work> work_;
+    std::shared_ptr<std::atomic<std::chrono::steady_clock::rep>> done_ =
+        std::make_shared<std::atomic<std::chrono::steady_clock::rep>>(0);
+  };
+
   static std::string trim(const std::string& s) {
     const auto a = s.find_first_not_of(' ');
     std::string t = a == std::string::npos ? "" : s.substr(a);

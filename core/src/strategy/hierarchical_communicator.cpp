@@ -19,10 +19,20 @@ HierarchicalCommunicator::HierarchicalCommunicator(std::unique_ptr<Communicator>
 HierarchicalCommunicator::~HierarchicalCommunicator() = default;
 
 void HierarchicalCommunicator::exchange_rows_sparsely(std::vector<RowSegment> segments) {
-  if (segments.empty())
+  rows_ = std::move(segments);
+  rebuild_exchange();
+}
+
+void HierarchicalCommunicator::leave_out(std::vector<std::pair<int64_t, int64_t>> ranges) {
+  left_out_ = std::move(ranges);
+  rebuild_exchange();
+}
+
+void HierarchicalCommunicator::rebuild_exchange() {
+  if (rows_.empty() && left_out_.empty())
     sparse_.reset();
   else
-    sparse_ = std::make_unique<SparseRowExchange>(std::move(segments));
+    sparse_ = std::make_unique<SparseRowExchange>(rows_, left_out_);
 }
 
 std::shared_ptr<Work> HierarchicalCommunicator::allreduce_sum(int rank, std::vector<torch::Tensor>& tensors) {
@@ -30,7 +40,7 @@ std::shared_ptr<Work> HierarchicalCommunicator::allreduce_sum(int rank, std::vec
   if (rank == 0) {
     try {
       exchange_begin_ = std::chrono::steady_clock::now();
-      if (sparse_ && tensors.size() == 1) {  // the segments are places in one flat tensor
+      if (sparse_ && tensors.size() == 1) {  // the segments and ranges are places in one flat tensor
         exchange_bytes_ = sparse_->exchange(*cross_, process_rank_, cross_->world_size(), tensors.front());
       } else {
         cross_->allreduce_sum(process_rank_, tensors)->wait();

@@ -14,6 +14,7 @@
 #include "mirror/strategy/replica_pool.h"
 #include "mirror/strategy/shard_plan.h"
 #include "mirror/util/error.h"
+#include "backward_overlap.h"
 #include "graph_step.h"
 #include "replica.h"
 #include "step_record.h"
@@ -141,8 +142,16 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
     // This step's exchange, on its clock: what the next step's record carries.
     const auto [begin, end] = hierarchical_->last_exchange();
     total.exchange_bytes = hierarchical_->last_exchange_bytes();
-    spans.exchange_begin = std::chrono::duration<double, std::milli>(begin - step_start_).count();
-    spans.exchange_end = std::chrono::duration<double, std::milli>(end - step_start_).count();
+    auto ms = [this](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double, std::milli>(t - step_start_).count();
+    };
+    spans.exchange_begin = ms(begin);
+    spans.exchange_end = ms(end);
+    if (overlap_) {
+      total.exchange_bytes += overlap_->bytes();
+      const auto [first, last] = overlap_->last_span();
+      if (last != std::chrono::steady_clock::time_point{}) spans.overlap_begin = ms(first), spans.overlap_end = ms(last);
+    }
     read_record(total, plan);  // the timeline of the previous step
     mark_simulated_link(total.timeline);
     previous_process_ = spans;
@@ -198,11 +207,14 @@ void MirroredStrategy::replica_step(Replica& rep, const Batch& batch, const Shar
   // The first replica of a process sends the process's spans of the previous step.
   if (train) start_step_record(rep, g, total_replicas(), /*stop=*/r == 0 && stop_asked_,
                                r == 0 && has_previous_step_ ? &previous_process_ : nullptr);
+  if (train && overlap_) overlap_->begin_step();
   run_shard(rep, timer, batch, plan, g, train, inv_global, top_k);
   if (train) add_metrics_to_record(rep, g);
   timer.mark(StageTimer::kGradientsReady);
   if (train) {
+    if (overlap_) overlap_->launch_rest();
     communicator_->allreduce_sum(r, rep.reduce_list)->wait();
+    if (overlap_) overlap_->wait();
     timer.mark(StageTimer::kReduced);
     {
       torch::NoGradGuard no_grad;

@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "backward_overlap.h"
 #include "graph_step.h"
 #include "memory_fit.h"
 #include "simulated_link_communicator.h"
@@ -171,25 +172,39 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
   }
   for (auto& rep : replicas_) rep->optimizer = make_optimizer(optimizer, rep->flat_params);
   for (const auto& p : replicas_[0]->model->parameters()) segments_.push_back(p.numel());
-  if (hierarchical_ && options_.sparse_exchange &&
-      std::all_of(devices_.begin(), devices_.end(), [](const LogicalDevice& d) { return d.physical.type == DeviceType::kCpu; })) {
-    // The embedding tables' places in the flat gradients, for the rows-only exchange.
-    std::set<std::string> tables;
-    for (const auto& l : model.layers)
-      if (l.resolved.kind == LayerKind::kEmbedding) tables.insert(l.name + ".weight");
-    std::vector<RowSegment> rows;
-    int64_t offset = 0;
-    for (const auto& p : replicas_[0]->model->named_parameters()) {
-      if (tables.count(p.key()) && p.value().dim() == 2) rows.push_back({offset, p.value().size(0), p.value().size(1)});
-      offset += p.value().numel();
-    }
-    hierarchical_->exchange_rows_sparsely(std::move(rows));
-  }
+  if (hierarchical_ &&
+      std::all_of(devices_.begin(), devices_.end(), [](const LogicalDevice& d) { return d.physical.type == DeviceType::kCpu; }))
+    plan_cross_process_exchange(model);
   // Weights and slots were written on the default stream; replica streams do not wait for it.
   for (auto& rep : replicas_) rep->device->synchronize();
   const int threads = threads_per_replica_;
   pool_ = std::make_unique<ReplicaPool>(n, [threads](int) { apply_thread_budget(threads); });
   start_cuda_graphs();
+}
+
+void MirroredStrategy::plan_cross_process_exchange(const ModelAnalysis& model) {
+  // The embedding tables' places in the flat gradients, for the rows-only exchange.
+  std::set<std::string> tables;
+  if (options_.sparse_exchange)
+    for (const auto& l : model.layers)
+      if (l.resolved.kind == LayerKind::kEmbedding) tables.insert(l.name + ".weight");
+  std::vector<RowSegment> rows;
+  std::vector<bool> in_buckets;
+  int64_t offset = 0;
+  for (const auto& p : replicas_[0]->model->named_parameters()) {
+    const bool as_rows = tables.count(p.key()) && p.value().dim() == 2;
+    if (as_rows) rows.push_back({offset, p.value().size(0), p.value().size(1)});
+    in_buckets.push_back(!as_rows);
+    offset += p.value().numel();
+  }
+  hierarchical_->exchange_rows_sparsely(std::move(rows));
+  // One replica here: its gradients are the process's as backward hands them over, so the last
+  // layers' may cross while backward computes the first ones'.
+  if (!options_.backward_overlap || replicas_.size() != 1) return;
+  Replica& rep = *replicas_[0];
+  overlap_ = std::make_unique<BackwardOverlap>(rep.model->parameters(), rep.flat_grads, in_buckets,
+                                               hierarchical_->cross(), process_);
+  hierarchical_->leave_out(overlap_->ranges());
 }
 
 void MirroredStrategy::start_cuda_graphs() {

@@ -16,21 +16,46 @@ constexpr int64_t kMaxExactRows = int64_t{1} << 24;
 // A length travels as two floats, each exact: length / 2^20 and length % 2^20.
 constexpr int64_t kLengthUnit = int64_t{1} << 20;
 
-struct Ranges {
-  std::vector<std::pair<int64_t, int64_t>> dense;  // offset, length: the flat between segments
-  int64_t dense_n = 0;
-};
+using Ranges = std::vector<std::pair<int64_t, int64_t>>;  // offset, length; sorted, disjoint
 
-Ranges dense_ranges(const std::vector<RowSegment>& segments, int64_t n) {
-  Ranges r;
+// The parts of [0, n) outside `taken` (sorted, disjoint).
+Ranges complement(const Ranges& taken, int64_t n) {
+  Ranges out;
   int64_t at = 0;
-  for (const RowSegment& s : segments) {
-    if (s.offset > at) r.dense.emplace_back(at, s.offset - at);
-    at = s.offset + s.rows * s.width;
+  for (const auto& [o, len] : taken) {
+    if (o > at) out.emplace_back(at, o - at);
+    at = std::max(at, o + len);
   }
-  if (at < n) r.dense.emplace_back(at, n - at);
-  for (const auto& [o, len] : r.dense) r.dense_n += len;
-  return r;
+  if (at < n) out.emplace_back(at, n - at);
+  return out;
+}
+
+Ranges merged(Ranges a, const Ranges& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  return a;
+}
+
+int64_t total(const Ranges& r) {
+  int64_t n = 0;
+  for (const auto& [o, len] : r) n += len;
+  return n;
+}
+
+// Copies the ranges of `flat` one after the other into `staging` from 0, or back.
+void gather(const torch::Tensor& flat, const Ranges& ranges, torch::Tensor& staging) {
+  int64_t put = 0;
+  for (const auto& [o, len] : ranges) {
+    staging.narrow(0, put, len).copy_(flat.narrow(0, o, len));
+    put += len;
+  }
+}
+void scatter(const torch::Tensor& staging, const Ranges& ranges, torch::Tensor& flat) {
+  int64_t put = 0;
+  for (const auto& [o, len] : ranges) {
+    flat.narrow(0, o, len).copy_(staging.narrow(0, put, len));
+    put += len;
+  }
 }
 
 void put_length(torch::Tensor& staging, int64_t at, int64_t length) {
@@ -47,10 +72,13 @@ std::vector<int64_t> read_lengths(const torch::Tensor& staging, int64_t at, int 
 }
 }  // namespace
 
-SparseRowExchange::SparseRowExchange(std::vector<RowSegment> segments) : segments_(std::move(segments)) {
+SparseRowExchange::SparseRowExchange(std::vector<RowSegment> segments, std::vector<std::pair<int64_t, int64_t>> left_out)
+    : segments_(std::move(segments)), left_out_(std::move(left_out)) {
+  std::sort(left_out_.begin(), left_out_.end());
   for (const RowSegment& s : segments_) {
     sparse_n_ += s.rows * s.width;
     largest_table_ = std::max(largest_table_, s.rows);
+    tables_.emplace_back(s.offset, s.rows * s.width);
   }
 }
 
@@ -110,13 +138,15 @@ void SparseRowExchange::add_rows(torch::Tensor& flat, const torch::Tensor& recei
 
 int64_t SparseRowExchange::exchange_densely(Communicator& cross, int process, int processes, torch::Tensor& flat,
                                             int64_t message_length, std::vector<int64_t>& lengths) {
-  const int64_t n = flat.numel();
+  // Everything but what others sum (the buckets overlapped with backward).
+  const Ranges mine = complement(left_out_, flat.numel());
+  const int64_t n = total(mine);
   auto staging = torch::zeros({n + 2 * processes}, torch::kFloat32);
-  staging.narrow(0, 0, n).copy_(flat);
+  gather(flat, mine, staging);
   put_length(staging, n + 2 * process, message_length);
   std::vector<torch::Tensor> one = {staging};
   cross.allreduce_sum(process, one)->wait();
-  flat.copy_(staging.narrow(0, 0, n));
+  scatter(staging, mine, flat);
   lengths = read_lengths(staging, n, processes);
   return 4 * staging.numel();
 }
@@ -133,24 +163,17 @@ int64_t SparseRowExchange::exchange(Communicator& cross, int process, int proces
     bytes = exchange_densely(cross, process, processes, flat, message_length, lengths);
   } else {
     // The dense rest, the lengths, then a slot per process holding its message.
-    const Ranges r = dense_ranges(segments_, flat.numel());
-    const int64_t lengths_at = r.dense_n, slots_at = r.dense_n + 2 * processes;
+    const Ranges dense = complement(merged(tables_, left_out_), flat.numel());
+    const int64_t dense_n = total(dense);
+    const int64_t lengths_at = dense_n, slots_at = dense_n + 2 * processes;
     auto staging = torch::zeros({slots_at + processes * slot_}, torch::kFloat32);
-    int64_t put = 0;
-    for (const auto& [o, len] : r.dense) {
-      staging.narrow(0, put, len).copy_(flat.narrow(0, o, len));
-      put += len;
-    }
+    gather(flat, dense, staging);
     put_length(staging, lengths_at + 2 * process, message_length);
     if (message_length <= slot_) write_message(flat, touched, staging.data_ptr<float>() + slots_at + process * slot_);
     std::vector<torch::Tensor> one = {staging};
     cross.allreduce_sum(process, one)->wait();
     bytes = 4 * staging.numel();
-    put = 0;
-    for (const auto& [o, len] : r.dense) {
-      flat.narrow(0, o, len).copy_(staging.narrow(0, put, len));
-      put += len;
-    }
+    scatter(staging, dense, flat);
     lengths = read_lengths(staging, lengths_at, processes);
     std::vector<int64_t> starts;
     if (*std::max_element(lengths.begin(), lengths.end()) <= slot_) {

@@ -13,6 +13,7 @@
 #include <torch/types.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "mirror/strategy/hierarchical_communicator.h"
@@ -21,12 +22,16 @@ namespace mirror {
 
 class SparseRowExchange {
  public:
-  explicit SparseRowExchange(std::vector<RowSegment> segments);
+  // `segments` cross as rows; `left_out` (offset, length) not at all: another collective sums them
+  // (the buckets overlapped with backward, backward_overlap.h). With no segments, everything else
+  // crosses whole.
+  explicit SparseRowExchange(std::vector<RowSegment> segments, std::vector<std::pair<int64_t, int64_t>> left_out = {});
   // Sums `flat` (1-D float32 on the CPU: this process's sum of its replicas) over the processes of
   // `cross`, this process being rank `process` of `processes`: afterwards `flat` holds the sum on
   // every process, bit-identical everywhere. The segments' rows are summed over the processes in
   // rank order (exactly the dense sum for 2 processes; within float summation order for more).
-  // Returns the bytes this process put into the collectives.
+  // The left-out ranges are neither sent nor touched. Returns the bytes this process put into the
+  // collectives.
   int64_t exchange(Communicator& cross, int process, int processes, torch::Tensor& flat);
 
  private:
@@ -46,6 +51,8 @@ class SparseRowExchange {
   void add_rows(torch::Tensor& flat, const torch::Tensor& received, const std::vector<int64_t>& starts) const;
 
   std::vector<RowSegment> segments_;
+  std::vector<std::pair<int64_t, int64_t>> tables_;    // the segments as offset, length
+  std::vector<std::pair<int64_t, int64_t>> left_out_;  // sorted
   int64_t sparse_n_ = 0;       // the segments' floats
   int64_t slot_ = 0;           // floats per process for its rows; 0: exchange the tables whole
   int64_t largest_table_ = 0;  // rows

@@ -34,7 +34,8 @@ void start_step_record(Replica& rep, int replica, int replicas, bool stop, const
                                static_cast<float>(rep.last_train_timing.memory_mib)};
   if (process)
     values.insert(values.end(), {static_cast<float>(process->exchange_begin), static_cast<float>(process->exchange_end),
-                                 static_cast<float>(process->step_end)});
+                                 static_cast<float>(process->step_end), static_cast<float>(process->overlap_begin),
+                                 static_cast<float>(process->overlap_end)});
   put_in_record(rep.record, StepRecord::slot(replica) + StepRecord::kMarks, values);
   if (stop) put_in_record(rep.record, StepRecord::stop(replicas), {1.0f});
 }
@@ -65,11 +66,11 @@ void MirroredStrategy::read_record(StepResult& total, const ShardPlan& plan) {
         continue;
       }
       const float* s = v + StepRecord::slot(p * n) + StepRecord::kProcess;
-      ProcessSpans spans{p, 0, s[0], s[1], s[2]};
+      ProcessSpans spans{p, 0, s[0], s[1], s[2], s[3], s[4]};
       spans.offset_ms = previous_process_.exchange_end - spans.exchange_end;
-      spans.exchange_begin += spans.offset_ms;
-      spans.exchange_end += spans.offset_ms;
-      spans.step_end += spans.offset_ms;
+      for (double* x : {&spans.exchange_begin, &spans.exchange_end, &spans.step_end}) *x += spans.offset_ms;
+      if (spans.overlap_end > 0)
+        for (double* x : {&spans.overlap_begin, &spans.overlap_end}) *x += spans.offset_ms;
       t.processes.push_back(spans);
     }
   }

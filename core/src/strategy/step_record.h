@@ -19,11 +19,12 @@ struct Replica;
 //                   process's step clock: this step's all-reduce has not happened when the record
 //                   leaves. float32 keeps them to about a microsecond for steps up to 10 s;
 //   [kMemory]       its memory (MiB) then;
-//   [kProcess, +3)  the first replica of each process only: its process's exchange_begin,
-//                   exchange_end and step_end of that previous step, on the same clock.
+//   [kProcess, +5)  the first replica of each process only: its process's exchange_begin,
+//                   exchange_end, step_end, overlap_begin and overlap_end of that previous step,
+//                   on the same clock.
 // After the slots, one value counts the processes asked to stop during this step.
 struct StepRecord {
-  static constexpr int64_t kFields = 13;
+  static constexpr int64_t kFields = 15;
   static constexpr int64_t kMetrics = 0;
   static constexpr int64_t kMarks = 3;
   static constexpr int64_t kMemory = 9;

@@ -116,8 +116,11 @@ nlohmann::json to_json(const StepTimeline& t) {
     replicas.push_back({r.replica, r.process, r.shard_size, to_us(r.started), to_us(r.copied), to_us(r.forward_done),
                         to_us(r.gradients_ready), to_us(r.reduced), to_us(r.updated)});
   nlohmann::json processes = nlohmann::json::array();
-  for (const auto& p : t.processes)
-    processes.push_back({p.process, to_us(p.offset_ms), to_us(p.exchange_begin), to_us(p.exchange_end), to_us(p.step_end)});
+  for (const auto& p : t.processes) {
+    nlohmann::json v = {p.process, to_us(p.offset_ms), to_us(p.exchange_begin), to_us(p.exchange_end), to_us(p.step_end)};
+    if (p.overlap_end > 0) v.insert(v.end(), {to_us(p.overlap_begin), to_us(p.overlap_end)});  // buckets during backward
+    processes.push_back(std::move(v));
+  }
   nlohmann::json j = {{"step", t.global_step}, {"replicas", std::move(replicas)}, {"processes", std::move(processes)}};
   if (!t.idle.empty()) {
     nlohmann::json idle = nlohmann::json::array();
@@ -132,7 +135,8 @@ StepTimeline as_recorded(StepTimeline t) {
   for (auto& r : t.replicas)
     for (double* v : {&r.started, &r.copied, &r.forward_done, &r.gradients_ready, &r.reduced, &r.updated}) *v = to_us(*v);
   for (auto& p : t.processes)
-    for (double* v : {&p.offset_ms, &p.exchange_begin, &p.exchange_end, &p.step_end}) *v = to_us(*v);
+    for (double* v : {&p.offset_ms, &p.exchange_begin, &p.exchange_end, &p.step_end, &p.overlap_begin, &p.overlap_end})
+      *v = to_us(*v);
   for (auto& i : t.idle) i.begin = to_us(i.begin), i.end = to_us(i.end);
   if (t.simulated_link) t.simulated_allreduce_ms = to_us(t.simulated_allreduce_ms);
   return t;
@@ -165,7 +169,10 @@ StepTimeline timeline_from_json(const nlohmann::json& j) {
   const auto& processes = timeline_array(j, "processes", kMaxTimelineProcesses);
   for (size_t i = 0; i < processes.size(); ++i) {
     const std::string field = fmt::format("processes[{}]", i);
-    const auto v = timeline_numbers(processes[i], 5, field);
+    // [process, offset, exchange begin, end, step end] and, when buckets overlapped backward, their
+    // begin and end.
+    const bool overlapped = processes[i].is_array() && processes[i].size() == 7;
+    const auto v = timeline_numbers(processes[i], overlapped ? 7 : 5, field);
     ProcessSpans p;
     p.process = static_cast<int>(timeline_whole(v[0], kTimelineMaxRank, field + "'s process"));
     p.offset_ms = timeline_ms(v[1], field);
@@ -173,6 +180,11 @@ StepTimeline timeline_from_json(const nlohmann::json& j) {
     p.exchange_end = timeline_ms(v[3], field);
     p.step_end = timeline_ms(v[4], field);
     if (p.exchange_end < p.exchange_begin) timeline_bad(field, "ends its exchange before it begins");
+    if (overlapped) {
+      p.overlap_begin = timeline_ms(v[5], field);
+      p.overlap_end = timeline_ms(v[6], field);
+      if (p.overlap_end < p.overlap_begin) timeline_bad(field, "ends its overlapped all-reduce before it begins");
+    }
     t.processes.push_back(p);
   }
   const auto& idle = timeline_array(j, "idle", kMaxTimelineIdle);

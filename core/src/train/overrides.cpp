@@ -93,6 +93,11 @@ void apply_strategy(const ConfigOverrides& o, TrainConfig& c) {
       throw ConfigError(fmt::format("--sparse-exchange takes on or off, not '{}'", *o.sparse_exchange));
     c.strategy.sparse_exchange = *o.sparse_exchange == "on";
   }
+  if (o.backward_overlap) {
+    if (*o.backward_overlap != "on" && *o.backward_overlap != "off")
+      throw ConfigError(fmt::format("--overlap takes on or off, not '{}'", *o.backward_overlap));
+    c.strategy.backward_overlap = *o.backward_overlap == "on";
+  }
   set(c.strategy.top_k, o.top_k);
   if (o.link) {
     c.strategy.link = parse_link(*o.link);

@@ -72,10 +72,11 @@ struct ProcessRun {
 // (the same batches as train_trajectory); process `stopper` asks to stop at step `stop_at`
 // (counting from 0; -1: never). Process `late` sleeps `late_ms` before each step.
 // `sparse_exchange`: the embedding's rows cross as rows (MirroredOptions::sparse_exchange); step
-// `big_step` takes a batch 4 times larger.
+// `big_step` takes a batch 4 times larger; `overlap`: MirroredOptions::backward_overlap.
 std::vector<ProcessRun> run_processes(int processes, int replicas, const OptimizerConfig& opt, int steps,
                                       int64_t batch, int stopper = -1, int stop_at = -1, int late = -1,
-                                      int late_ms = 0, bool sparse_exchange = true, int big_step = -1) {
+                                      int late_ms = 0, bool sparse_exchange = true, int big_step = -1,
+                                      bool overlap = true) {
   const auto data = mirror::testing::small_text();
   const auto analysis = analyze(mirror::testing::small_text_model(), input_spec(*data));
   auto meeting = std::make_shared<Meeting>(processes);
@@ -88,6 +89,7 @@ std::vector<ProcessRun> run_processes(int processes, int replicas, const Optimiz
         MirroredOptions mo;
         mo.sync_check_every = 5;
         mo.sparse_exchange = sparse_exchange;
+        mo.backward_overlap = overlap;
         MirroredStrategy s(resolve_devices({"cpu", replicas, 0}, list_physical_devices()), analysis, opt, mo,
                            /*seed=*/7, std::make_shared<ThreadWorkerGroup>(meeting, p, processes));
         auto& run = runs[static_cast<size_t>(p)];
@@ -276,8 +278,9 @@ TEST(MirroredProcesses, RowsOnlyExchangeSumsAsTheDenseOneInFewerBytes) {
   constexpr int kBig = 5;
   for (const auto& [processes, replicas] : {std::pair{2, 1}, {2, 2}, {3, 1}}) {
     const int64_t batch = 2 * processes;
-    const auto sparse = run_processes(processes, replicas, opt, 12, batch, -1, -1, -1, 0, true, kBig);
-    const auto dense = run_processes(processes, replicas, opt, 12, batch, -1, -1, -1, 0, false, kBig);
+    // Without the overlap, so that the step's one exchange carries every gradient.
+    const auto sparse = run_processes(processes, replicas, opt, 12, batch, -1, -1, -1, 0, true, kBig, false);
+    const auto dense = run_processes(processes, replicas, opt, 12, batch, -1, -1, -1, 0, false, kBig, false);
     for (int p = 0; p < processes; ++p) {
       const std::string where = fmt::format("{} x {}, process {}", processes, replicas, p);
       const auto& s = sparse[static_cast<size_t>(p)];
@@ -298,6 +301,44 @@ TEST(MirroredProcesses, RowsOnlyExchangeSumsAsTheDenseOneInFewerBytes) {
           EXPECT_LE(s.steps[k].exchange_bytes, whole + lengths) << where;
         else
           EXPECT_LT(s.steps[k].exchange_bytes, whole * 3 / 4) << where << ", step " << k;
+      }
+    }
+  }
+}
+
+TEST(MirroredProcesses, BucketsOverlappedWithBackwardSumAsTheStepsExchange) {
+  OptimizerConfig opt;
+  opt.name = "adam";
+  opt.learning_rate = 0.01;
+  for (const int processes : {2, 3}) {
+    const int64_t batch = 4 * processes;
+    const auto on = run_processes(processes, 1, opt, 8, batch, -1, -1, -1, 0, true, -1, true);
+    const auto off = run_processes(processes, 1, opt, 8, batch, -1, -1, -1, 0, true, -1, false);
+    for (int p = 0; p < processes; ++p) {
+      const std::string where = fmt::format("{} processes, process {}", processes, p);
+      const auto& a = on[static_cast<size_t>(p)];
+      const auto& b = off[static_cast<size_t>(p)];
+      if (processes == 2)
+        EXPECT_TRUE(torch::equal(a.params, b.params)) << where;
+      else
+        EXPECT_LT(mirror::testing::relative(a.params, b.params), 1e-6) << where;
+      ASSERT_EQ(a.steps.size(), b.steps.size());
+      for (size_t k = 0; k < a.steps.size(); ++k) {
+        const std::string at = fmt::format("{}, step {}", where, k);
+        EXPECT_EQ(a.steps[k].sums.loss(), b.steps[k].sums.loss()) << at;
+        // The same floats cross, some in the buckets instead of the step's exchange.
+        EXPECT_EQ(a.steps[k].exchange_bytes, b.steps[k].exchange_bytes) << at;
+        if (k == 0) continue;  // a timeline describes the step before
+        // The buckets' all-reduce began after forward and before backward ended, on every process.
+        for (int q = 0; q < processes; ++q) {
+          const auto& span = a.steps[k].timeline.processes.at(static_cast<size_t>(q));
+          const auto& marks = a.steps[k].timeline.replicas.at(static_cast<size_t>(q));
+          EXPECT_GT(span.overlap_end, 0) << at << ", seen of process " << q;
+          EXPECT_GE(span.overlap_begin + 1e-3, marks.forward_done) << at << ", process " << q;
+          EXPECT_LT(span.overlap_begin, marks.gradients_ready) << at << ", process " << q;
+          EXPECT_LE(span.overlap_begin, span.overlap_end) << at << ", process " << q;
+          EXPECT_EQ(b.steps[k].timeline.processes.at(static_cast<size_t>(q)).overlap_end, 0) << at;
+        }
       }
     }
   }

@@ -5,6 +5,7 @@
 
 #include <torch/types.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ class Work {
   // Blocks until the collective has finished on this rank. Throws RunError on failure.
   virtual void wait() = 0;
   virtual bool is_completed() const = 0;
+  // When the collective finished, where the backend says (after wait()); else a zero time point.
+  virtual std::chrono::steady_clock::time_point completed_at() const { return {}; }
 };
 
 // The Work of a collective that finished inside the call (in-process backends, and those that

@@ -36,6 +36,12 @@ class HierarchicalCommunicator : public Communicator {
   // it is one, CPU, float32) as the rows that are not zero (sparse_rows.h), the rest densely;
   // empty: all densely. Call before the first collective.
   void exchange_rows_sparsely(std::vector<RowSegment> segments);
+  // From now on the cross-process stage leaves these (offset, length) places of a collective's one
+  // tensor alone: another collective sums them across the processes (BackwardOverlap). Call before
+  // the first collective.
+  void leave_out(std::vector<std::pair<int64_t, int64_t>> ranges);
+  // The cross-process stage itself (local rank 0's), for collectives beside the step's.
+  Communicator& cross() { return *cross_; }
   // Collective over the local ranks, as Communicator says; the sum is over local ranks first,
   // then over processes in rank order. Throws CollectiveAborted when aborted, and rethrows the
   // cross-process failure on local rank 0 (the other local ranks then see CollectiveAborted).
@@ -60,7 +66,10 @@ class HierarchicalCommunicator : public Communicator {
   std::vector<torch::Tensor>* root_ = nullptr;  // local rank 0's tensors; read between the barriers
   std::chrono::steady_clock::time_point exchange_begin_{}, exchange_end_{};  // written by local rank 0
   int64_t exchange_bytes_ = 0;                                               // likewise
-  std::unique_ptr<SparseRowExchange> sparse_;                                // null: all densely
+  void rebuild_exchange();
+  std::vector<RowSegment> rows_;
+  std::vector<std::pair<int64_t, int64_t>> left_out_;
+  std::unique_ptr<SparseRowExchange> sparse_;  // null: all densely (no rows, nothing left out)
 };
 
 }  // namespace mirror

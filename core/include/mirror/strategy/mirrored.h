@@ -31,6 +31,7 @@ struct StrategyState {
   int64_t steps = 0;
 };
 
+class BackwardOverlap;
 class GraphStep;
 class HierarchicalCommunicator;
 class ReplicaPool;
@@ -111,6 +112,9 @@ class MirroredStrategy {
 
  private:
   void run_replicas(const std::function<void(int)>& job);
+  // Several processes of CPU replicas: which gradients cross as rows (sparse_exchange) and which
+  // during backward (backward_overlap).
+  void plan_cross_process_exchange(const ModelAnalysis& model);
   // Decides whether training steps are captured (options_.cuda_graphs) and builds the graph step.
   void start_cuda_graphs();
   // One step over the replicas: training (forward, backward, all-reduce, update) or evaluation
@@ -154,6 +158,7 @@ class MirroredStrategy {
   ProcessSpans previous_process_;  // this process's spans then
   int64_t previous_global_ = 0;    // its global batch
   std::vector<std::unique_ptr<Replica>> replicas_;
+  std::unique_ptr<BackwardOverlap> overlap_;  // null: everything crosses after backward
   std::unique_ptr<GraphStep> graph_;  // null: eager steps
   std::string graph_status_;
   std::unique_ptr<ReplicaPool> pool_;  // last: its threads use the replicas

@@ -35,6 +35,10 @@ struct MirroredOptions {
   // the step touched (strategy/sparse_rows.h), summed into the same dense update; false: the
   // whole table, as every other gradient.
   bool sparse_exchange = true;
+  // Several processes of one CPU replica each: the gradients of the last layers cross between the
+  // processes while backward still computes the first ones (strategy/backward_overlap.h); false:
+  // everything crosses after backward, in the step's one exchange.
+  bool backward_overlap = true;
 };
 
 }  // namespace mirror

@@ -18,6 +18,7 @@ inline constexpr const char* kPhaseAllReduceSimulated = "all-reduce (simulated l
 inline constexpr const char* kPhaseAllReduceWait = "all-reduce wait";
 inline constexpr const char* kPhaseAllReduceTransfer = "all-reduce transfer";
 inline constexpr const char* kPhaseExchange = "cross-process exchange";
+inline constexpr const char* kPhaseOverlap = "all-reduce during backward";
 inline constexpr const char* kPhaseUpdate = "update";
 
 // An NVTX range named `name` (one of the kPhase names, a string that outlives the range) on the

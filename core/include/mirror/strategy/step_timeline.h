@@ -58,6 +58,10 @@ struct ProcessSpans {
   double exchange_begin = 0;     // its first replica entered the cross-process exchange (several processes)
   double exchange_end = 0;       // and left it (the processes' ends agree: they align the clocks); 0 in one process
   double step_end = 0;           // its step ended (every replica updated, results read back)
+  // Buckets all-reduced during backward (BackwardOverlap): the first started and the last finished;
+  // both 0 when none was.
+  double overlap_begin = 0;
+  double overlap_end = 0;
 };
 
 struct StepTimeline {

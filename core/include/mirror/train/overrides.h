@@ -38,6 +38,7 @@ struct ConfigOverrides {
   std::optional<int64_t> memory_limit_mib;
   std::optional<std::string> communicator, cuda_graphs;
   std::optional<std::string> sparse_exchange;  // "on" or "off"
+  std::optional<std::string> backward_overlap;  // "on" or "off" (--overlap)
   std::optional<std::string> link;          // a simulated link (the what-if), as parse_link reads it
   std::optional<int> sync_every, threads, top_k;
   std::optional<bool> deterministic;
