@@ -273,3 +273,26 @@ TEST(Predict, LogicalCpuDevicesShareTheCores) {
   o.link.reset();
   EXPECT_FALSE(predict(fit_model(run), o).shares_cores);
 }
+
+// What the fit does not model yet says so: a run whose processes exchanged fewer bytes than its
+// gradients (the embedding's rows) or hid part of the exchange under backward (--overlap).
+TEST(Predict, ARunThatExchangedRowsOrOverlappedBackwardSaysTheLinkReadsFaster) {
+  RunRecord run;
+  run.name = "r";
+  run.run = {{"parameters", 1000}};
+  run.timelines = steps(Truth{});
+  auto has = [](const FittedModel& m, const char* text) {
+    for (const auto& n : m.notes)
+      if (n.find(text) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_FALSE(has(fit_model(run), "--sparse-exchange"));
+  EXPECT_FALSE(has(fit_model(run), "--overlap"));
+  for (int64_t bytes : {1500, 1400, 9000}) run.steps.push_back(StepMetrics{}), run.steps.back().exchange_bytes = bytes;
+  EXPECT_TRUE(has(fit_model(run), "exchanged 2 kB a step, not the gradients' 4 kB")) << fit_model(run).notes.size();
+  for (auto& s : run.steps) s.exchange_bytes = 4000;  // the whole gradient crossed: nothing to say
+  EXPECT_FALSE(has(fit_model(run), "--sparse-exchange"));
+  run.timelines.back().processes.front().overlap_begin = 1.0;
+  run.timelines.back().processes.front().overlap_end = 2.0;
+  EXPECT_TRUE(has(fit_model(run), "--overlap"));
+}
