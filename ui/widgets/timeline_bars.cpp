@@ -82,6 +82,12 @@ ClockSpan exchange_span(const StepTimeline& t, int process) {
   return {};
 }
 
+ClockSpan overlap_span(const StepTimeline& t, int process) {
+  for (const auto& p : t.processes)
+    if (p.process == process && p.overlap_end > p.overlap_begin) return {p.overlap_begin, p.overlap_end};
+  return {};
+}
+
 double idle_ms(const StepTimeline& t, int process, IdleKind kind) {
   double ms = 0;
   for (const auto& s : t.idle)
@@ -176,10 +182,13 @@ void paint_replica_lane(QPainter& p, const TimelineScale& s, const StepTimeline&
 }
 
 void paint_exchange(QPainter& p, const TimelineScale& s, const StepTimeline& t, int process, double top, double height) {
+  const QColor color = timeline_phase_color(TimelinePhase::kAllReduce).darker(140);
+  if (const ClockSpan o = overlap_span(t, process); o.ms() > 0)
+    p.fillRect(QRectF(s.x(o.begin), top, std::max(1.0, s.x(o.end) - s.x(o.begin)), height), QBrush(color, Qt::Dense4Pattern));
   const ClockSpan c = exchange_span(t, process);
   if (c.ms() <= 0) return;
   const QRectF r(s.x(c.begin), top, std::max(1.0, s.x(c.end) - s.x(c.begin)), height);
-  p.fillRect(r, timeline_phase_color(TimelinePhase::kAllReduce).darker(140));
+  p.fillRect(r, color);
 }
 
 void paint_arrival_line(QPainter& p, const TimelineScale& s, const StepTimeline& t, double top, double bottom) {
@@ -213,6 +222,8 @@ double paint_timeline_legend(QPainter& p, const StepTimeline& t, QPointF at, dou
     else item(timeline_phase_name(phase), QBrush(c), QColor());
   }
   if (t.processes.size() > 1) item("cross-process exchange", QBrush(timeline_phase_color(TimelinePhase::kAllReduce).darker(140)), QColor());
+  if (std::any_of(t.processes.begin(), t.processes.end(), [](const ProcessSpans& s) { return s.overlap_end > s.overlap_begin; }))
+    item("its part during backward", QBrush(timeline_phase_color(TimelinePhase::kAllReduce).darker(140), Qt::Dense4Pattern), QColor());
   for (IdleKind k : kIdleKinds) {
     bool any = false;
     for (const auto& s : t.idle) any = any || (s.kind == k && s.end > s.begin);

@@ -43,6 +43,8 @@ ClockSpan phase_span(const StepTimeline& t, size_t index, TimelinePhase phase);
 // Process `process`'s cross-process exchange on the step's clock (its offset added); empty when
 // the run has one process.
 ClockSpan exchange_span(const StepTimeline& t, int process);
+// Its buckets all-reduced during backward (--overlap); empty when none were.
+ClockSpan overlap_span(const StepTimeline& t, int process);
 // The idle time before the step of `process`, ms, summed per kind (kPace, kPause, kEvaluation).
 double idle_ms(const StepTimeline& t, int process, IdleKind kind);
 bool has_idle(const StepTimeline& t);
@@ -83,8 +85,8 @@ inline QString gradients_at_label(double ms) {
 // where it fits.
 void paint_replica_lane(QPainter& p, const TimelineScale& s, const StepTimeline& t, size_t index, double top,
                         double height, double until_ms);
-// Draws `process`'s exchange as a bar from `top`, and a thin line at the last arrival across
-// [top, bottom] (the moment everyone could start summing).
+// Draws `process`'s exchange as a bar from `top`, and its buckets' all-reduce during backward
+// hatched in the same colour where there was one.
 void paint_exchange(QPainter& p, const TimelineScale& s, const StepTimeline& t, int process, double top, double height);
 void paint_arrival_line(QPainter& p, const TimelineScale& s, const StepTimeline& t, double top, double bottom);
 // A legend of the phases (and the idle kinds the step has) in one row from `at`; returns its height.

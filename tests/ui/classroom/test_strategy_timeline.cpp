@@ -18,6 +18,7 @@
 #include "ui/live/replica_view.h"
 #include "ui/run/live_run.h"
 #include "ui/run/training_controller.h"
+#include "ui/widgets/timeline_bars.h"
 
 using namespace mirror;
 using namespace mirror::ui;
@@ -190,6 +191,53 @@ class StrategyTimelineTest : public QObject {
     step.timeline.global_step = 41;
     view.on_step(step);
     QVERIFY2(view.straggler_label()->text().startsWith("Step 41: Replica 2"), qPrintable(view.straggler_label()->text()));
+  }
+
+  // Two processes whose buckets crossed during backward (--overlap): under each replica's bar, the
+  // exchange's strip, hatched in its colour where backward still ran, solid where the exchange did.
+  void theBucketsDuringBackwardAreDrawnUnderIt() {
+    TrainingController controller;
+    LiveRun run(&controller);
+    StrategyView view(&run, &controller);
+    view.resize(1100, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.set_mode(StrategyView::Mode::kPaused);
+    StepMetrics step = straggler_step();
+    step.timeline.replicas.resize(2);
+    step.replicas.resize(2);
+    step.timeline.replicas[1].process = 1;
+    step.timeline.processes.clear();
+    for (int p = 0; p < 2; ++p) {
+      ProcessSpans spans;
+      spans.process = p;
+      spans.exchange_begin = 0.95;
+      spans.exchange_end = 3.70;
+      spans.step_end = 3.9;
+      spans.overlap_begin = p == 0 ? 0.27 : 0.52;  // inside each one's backward
+      spans.overlap_end = 0.90;
+      step.timeline.processes.push_back(spans);
+    }
+    StepPicture pic = picture_of(step);
+    pic.devices.resize(2);
+    view.diagram()->set_picture(pic);
+    view.diagram()->set_phase(StepPhase::kSyncCheck, 1.0);
+    StepDiagram* d = view.diagram();
+    const QImage shot = d->grab().toImage();
+    const QRgb strip = timeline_phase_color(TimelinePhase::kAllReduce).darker(140).rgb();
+    for (int r = 0; r < 2; ++r) {
+      const QRectF backward = d->bar_rect(r, TimelinePhase::kBackward);
+      QVERIFY(backward.width() > 8);
+      const int y = static_cast<int>(backward.bottom() + 4);
+      int hatched = 0, other = 0;  // along the strip under backward's second half
+      for (int x = static_cast<int>(backward.center().x()); x < static_cast<int>(backward.right()) - 1; ++x)
+        (shot.pixel(x, y) == strip ? hatched : other) += 1;
+      QVERIFY2(hatched > 0 && other > 0, qPrintable(QString("replica %1: %2 pixels in the strip's colour, %3 not")
+                                                        .arg(r).arg(hatched).arg(other)));
+      const QRectF reduce = d->bar_rect(r, TimelinePhase::kAllReduce);
+      QCOMPARE(QColor(shot.pixel(static_cast<int>(reduce.center().x()), y)), QColor(strip));  // the exchange: solid
+      QVERIFY(overlap_span(step.timeline, r).ms() > 0);
+    }
   }
 
   // Export trace… writes the steps the view holds as a Chrome trace.
