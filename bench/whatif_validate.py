@@ -56,11 +56,14 @@ RATES = ["1gbit", "200mbit", "50mbit"]
 STEPS = {"logical": 36, "loopback": 36, "1gbit": 28, "200mbit": 18, "50mbit": 12}
 
 
+OVERLAP = "on"  # --overlap of every run (main's --overlap)
+
+
 def common_args(model_file, steps):
     return ["train", "--preset", "spirals-mlp", "--model-file", model_file, "--batch-size", str(GLOBAL_BATCH),
             "--train-size", str(GLOBAL_BATCH * (steps + 2)), "--val-size", "256", "--epochs", "1",
             "--max-steps", str(steps), "--threads", "1", "--optimizer", "sgd", "--lr", "0.01",
-            "--checkpoint-every", "0", "--timeout", "120"]
+            "--checkpoint-every", "0", "--timeout", "120", "--overlap", OVERLAP]
 
 
 def run(cmd, env=None, timeout=600, **kw):
@@ -213,9 +216,11 @@ def parse_rate(rate):
 
 # ---- predicting ------------------------------------------------------------------------------
 
-def predict(mirrortrain, run_dir, devices, link=None):
-    """`mirrortrain predict --json`: {devices: {step, compute, comm, update, overhead} in ms}, the document."""
-    cmd = [mirrortrain, "predict", run_dir, "--scaling", "strong", "--devices", ",".join(map(str, devices)), "--json"]
+def predict(mirrortrain, run_dirs, devices, link=None):
+    """`mirrortrain predict --json` of one run (a folder) or a study (a list of folders):
+    {devices: {step, compute, comm, update, overhead} in ms}, the document."""
+    run_dirs = [run_dirs] if isinstance(run_dirs, str) else run_dirs
+    cmd = [mirrortrain, "predict", *run_dirs, "--scaling", "strong", "--devices", ",".join(map(str, devices)), "--json"]
     if link:
         cmd += ["--link", link]
     out = json.loads(run(cmd).stdout)
@@ -226,15 +231,12 @@ def predict(mirrortrain, run_dir, devices, link=None):
     return points, out
 
 
-def loopback_alpha(two, three, gradient_bytes):
-    """α (seconds) of the ring formula T(n) = 2(n-1)/n · bytes/bw + 2(n-1) · α solved from the
-    transfer measured with 2 and with 3 processes over loopback (ms); 0 where noise makes it negative.
-    `mirrortrain predict` fits one run, and one replica count gives β only (α taken as 0)."""
-    t2, t3 = two / 1e3, three / 1e3
-    # t2 = b + 2α, t3 = 4/3 b + 4α, with b = bytes/bw:  α = (3 t2 - ... ) solved below.
-    b = 3 * (2 * t2 - t3) / 2
-    alpha = (t2 - b) / 2
-    return max(0.0, alpha), (gradient_bytes / b if b > 0 else float("nan"))
+def loopback_alpha(mirrortrain, two_dir, three_dir):
+    """α (seconds) of the ring formula T(n) = 2(n-1)/n · bytes/bw + 2(n-1) · α as `mirrortrain
+    predict` fits it to the 2- and 3-process loopback runs together (one replica count gives β only):
+    its link times count what backward hid of the exchange (--overlap) as the link's too."""
+    _, out = predict(mirrortrain, [two_dir, three_dir], [2])
+    return max(0.0, out["model"]["measured_link"]["latency_s"])
 
 
 # ---- the table -------------------------------------------------------------------------------
@@ -248,6 +250,8 @@ def main():
     ap.add_argument("--mirrortrain", default=os.path.join(os.path.dirname(__file__), "..", "build", "app", "mirrortrain"))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--markdown", help="also write the table here")
+    ap.add_argument("--overlap", choices=["on", "off"], default="on",
+                    help="buckets during backward between processes (train --overlap; default on, as train)")
     ap.add_argument("--keep", help="keep the runs in this folder (default: a temporary one, removed)")
     ap.add_argument("--tcp-sink", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--tcp-source", nargs=2, help=argparse.SUPPRESS)
@@ -257,6 +261,8 @@ def main():
     if a.tcp_source:
         return tcp_source(a.tcp_source[0], int(a.tcp_source[1]))
 
+    global OVERLAP
+    OVERLAP = a.overlap
     mirrortrain = os.path.realpath(a.mirrortrain)
     root = a.keep or tempfile.mkdtemp(prefix="whatif-")
     os.makedirs(root, exist_ok=True)
@@ -273,7 +279,7 @@ def main():
         print(f"SKIP shaped links: {why_no_ns}", file=sys.stderr)
 
     results = {c: [] for c in configs}     # config -> [measured dict per repeat]
-    refs = {"logical": [], "loopback": []}  # reference run dirs per repeat
+    refs = {"logical": [], "loopback": [], "loopback3": []}  # reference run dirs per repeat
     loads = []
     goodput = {}
     port = 29500 + os.getpid() % 1000
@@ -304,6 +310,8 @@ def main():
                 results[(kind, n)].append(m)
                 if (kind, n) in (("logical", 2), ("loopback", 2)):
                     refs[kind].append(run_dir)
+                if (kind, n) == ("loopback", 3):
+                    refs["loopback3"].append(run_dir)
                 print(f"repeat {rep + 1}: {kind} x{n}: step {m['step']:.1f} ms (compute {m['compute']:.1f}, "
                       f"all-reduce {m['allreduce']:.1f}, update {m['update']:.2f})", file=sys.stderr, flush=True)
             loads.append(os.getloadavg()[0])
@@ -319,11 +327,10 @@ def main():
         p, _ = predict(mirrortrain, refs["logical"][rep], [1, 2, 4])
         for n in (1, 2, 4):
             preds[("logical", n)].append(p[n])
-        p, pj = predict(mirrortrain, refs["loopback"][rep], [2, 3])
+        p, _ = predict(mirrortrain, refs["loopback"][rep], [2, 3])
         for n in (2, 3):
             preds[("loopback", n)].append(p[n])
-        alpha, _ = loopback_alpha(results[("loopback", 2)][rep]["allreduce"], results[("loopback", 3)][rep]["allreduce"],
-                                  pj["model"]["gradient_bytes"])
+        alpha = loopback_alpha(mirrortrain, refs["loopback"][rep], refs["loopback3"][rep])
         alphas.append(alpha)
         if ns:
             for rate in RATES:

@@ -34,7 +34,7 @@ nlohmann::json prediction_json(const std::vector<RunRecord>& runs, const Predict
   for (const PredictedPoint& q : p.points)
     points.push_back({{"devices", q.devices}, {"per_replica_batch", q.per_replica_batch},
                       {"global_batch", q.global_batch}, {"step_ms", q.step_s * 1e3},
-                      {"compute_ms", q.compute_s * 1e3}, {"allreduce_ms", q.comm_s * 1e3},
+                      {"compute_ms", q.compute_s * 1e3}, {"allreduce_ms", q.comm_s * 1e3}, {"hidden_ms", q.hidden_s * 1e3},
                       {"update_ms", q.update_s * 1e3}, {"overhead_ms", q.overhead_s * 1e3},
                       {"samples_per_s", q.samples_per_s}, {"speedup", q.speedup}, {"efficiency", q.efficiency},
                       {"comm_share", q.comm_share()}, {"communication_bound", q.communication_bound()}});
@@ -42,6 +42,9 @@ nlohmann::json prediction_json(const std::vector<RunRecord>& runs, const Predict
                           {"overhead_ms", m.overhead_s * 1e3},
                           {"update_ms", m.update_s * 1e3},
                           {"gradient_bytes", m.gradient_bytes},
+                          {"exchanged_bytes", m.exchanged_bytes},
+                          {"overlap_hidden_share", m.overlap_hidden_share},
+                          {"overlap_window_per_example_ms", m.overlap_window_per_example_s * 1e3},
                           {"per_replica_batch", m.per_replica_batch},
                           {"global_batch", m.global_batch},
                           {"measured_replicas", m.measured_replicas},

@@ -40,7 +40,11 @@ std::string ms(double seconds) { return fmt::format("{:.3g} ms", seconds * 1e3);
 // What one timeline says, in seconds.
 struct StepSample {
   double compute_per_example = 0;
-  double transfer = 0;
+  double transfer = 0;  // the all-reduce after backward (what the step waited for)
+  // Buckets during backward (--overlap): the link's time before backward ended, and backward's time
+  // after the first bucket started (what could hide the link); 0 without an overlap.
+  double hidden = 0;
+  double window = 0;
   double update = 0;
   double overhead = 0;
   int replicas = 0;
@@ -71,6 +75,11 @@ std::optional<StepSample> sample_of(const StepTimeline& t) {
   for (double v : per_example) sum += v;
   s.compute_per_example = sum / per_example.size() / 1e3;
   s.transfer = std::max(0.0, last->reduced - last->gradients_ready) / 1e3;
+  for (const ProcessSpans& p : t.processes)
+    if (p.process == last->process && p.overlap_end > p.overlap_begin) {
+      s.hidden = std::max(0.0, std::min(p.overlap_end, last->gradients_ready) - p.overlap_begin) / 1e3;
+      s.window = std::max(0.0, last->gradients_ready - p.overlap_begin) / 1e3;
+    }
   sum = 0;
   for (double v : updates) sum += v;
   s.update = std::max(0.0, sum / updates.size()) / 1e3;
@@ -93,8 +102,8 @@ FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<
   std::map<int, int> replica_counts;
   bool simulated = false;
   bool several_processes = false;
-  bool overlapped = false;
   double exchanged = 0;
+  std::vector<double> hidden_share, window_per_example;
   for (const Source& src : sources) {
     if (model.usable_cores == 0 && src.usable_cores > 0) {  // the first run that says
       model.usable_cores = src.usable_cores;
@@ -106,16 +115,24 @@ FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<
       throw DataError(fmt::format("the runs train models of different sizes ({:g} and {:g} gradient bytes)",
                                   model.gradient_bytes, src.gradient_bytes));
     model.gradient_bytes = src.gradient_bytes;
-    if (src.exchanged_bytes > 0 && src.exchanged_bytes < 0.95 * src.gradient_bytes) exchanged = src.exchanged_bytes;
+    // Rows only crossed (--sparse-exchange): the link carried these bytes, not the gradients'.
+    const bool rows = src.exchanged_bytes > 0 && src.exchanged_bytes < 0.95 * src.gradient_bytes;
+    if (rows) exchanged = src.exchanged_bytes;
     for (const StepTimeline& t : *src.timelines) {
-      for (const auto& p : t.processes) overlapped = overlapped || p.overlap_end > 0;
       auto s = sample_of(t);
       if (!s) continue;
       ++model.steps_used;
       per_example.push_back(s->compute_per_example);
       update.push_back(s->update);
       overhead.push_back(s->overhead);
-      if (s->replicas >= 2) transfers[{s->replicas, src.gradient_bytes}].push_back(s->transfer);
+      // The link's time for the step's bytes: what backward hid of it counts too.
+      const double link_s = s->transfer + s->hidden;
+      const double bytes = rows ? src.exchanged_bytes : src.gradient_bytes;
+      if (s->replicas >= 2) transfers[{s->replicas, bytes}].push_back(link_s);
+      if (s->window > 0 && s->largest_shard > 0) {
+        hidden_share.push_back(link_s > 0 ? s->hidden / link_s : 0);
+        window_per_example.push_back(s->window / static_cast<double>(s->largest_shard));
+      }
       ++batches[{s->largest_shard, s->global_batch}];
       ++replica_counts[s->replicas];
       simulated = simulated || s->simulated;
@@ -148,16 +165,21 @@ FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<
   if (!note.empty()) model.notes.push_back(note);
   if (simulated)
     model.notes.push_back("the run's all-reduce was delayed by a simulated link, so the measured link is that one");
-  // What the model does not know yet (issue 50, item 4): said, so that nobody reads it as measured.
-  if (exchanged > 0)
+  if (exchanged > 0) {
+    model.exchanged_bytes = exchanged;
     model.notes.push_back(fmt::format(
-        "the processes exchanged {} a step, not the gradients' {} (embedding rows only, --sparse-exchange): the "
-        "link fitted to it reads faster than it is, and other device counts are predicted as if the whole "
-        "gradient crossed", bytes_text(exchanged), bytes_text(model.gradient_bytes)));
-  if (overlapped)
-    model.notes.push_back(
-        "part of the exchange ran during backward (--overlap): the fit counts only the part backward did not hide, "
-        "so the link reads faster than it is and every prediction assumes the same part stays hidden");
+        "the processes exchanged {} a step, not the gradients' {} (the embedding's rows, --sparse-exchange): the "
+        "link is fitted to those bytes and every count is predicted with them, though more processes send more rows",
+        bytes_text(exchanged), bytes_text(model.gradient_bytes)));
+  }
+  if (!window_per_example.empty() && 2 * window_per_example.size() >= static_cast<size_t>(model.steps_used)) {
+    model.overlap_hidden_share = median(hidden_share);
+    model.overlap_window_per_example_s = median(window_per_example);
+    model.notes.push_back(fmt::format(
+        "part of the exchange ran during backward (--overlap): {:.0f}% of the link's time, with {} of backward after "
+        "the first bucket; predictions hide the same share, at most that much of backward",
+        100 * model.overlap_hidden_share, ms(model.overlap_window_per_example_s * static_cast<double>(model.per_replica_batch))));
+  }
   return model;
 }
 
@@ -257,7 +279,14 @@ PredictedPoint point_at(const FittedModel& m, const CommModel& comm, Scaling sca
     p.core_share = core_load(1, m.intra_op_threads, m.usable_cores) / measured_load;
   const double per_example = nearest ? nearest->compute_per_example_s : m.compute_per_example_s;
   p.compute_s = per_example * static_cast<double>(p.per_replica_batch) * p.core_share;
-  p.comm_s = allreduce_seconds(comm, n, m.gradient_bytes);
+  p.comm_s = allreduce_seconds(comm, n, m.exchanged_bytes > 0 ? m.exchanged_bytes : m.gradient_bytes);
+  if (n > 1 && m.overlap_hidden_share > 0) {
+    // Buckets during backward: the measured share of the link's time hides, within backward's
+    // time after the first bucket (which grows with the shard as compute does).
+    const double window = m.overlap_window_per_example_s * static_cast<double>(p.per_replica_batch) * p.core_share;
+    p.hidden_s = std::min(m.overlap_hidden_share * p.comm_s, window);
+    p.comm_s -= p.hidden_s;
+  }
   p.update_s = nearest ? nearest->update_s : m.update_s;
   p.overhead_s = nearest ? nearest->overhead_s : m.overhead_s;
   p.step_s = p.overhead_s + p.compute_s + p.comm_s + p.update_s;

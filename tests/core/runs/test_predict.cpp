@@ -274,9 +274,9 @@ TEST(Predict, LogicalCpuDevicesShareTheCores) {
   EXPECT_FALSE(predict(fit_model(run), o).shares_cores);
 }
 
-// What the fit does not model yet says so: a run whose processes exchanged fewer bytes than its
-// gradients (the embedding's rows) or hid part of the exchange under backward (--overlap).
-TEST(Predict, ARunThatExchangedRowsOrOverlappedBackwardSaysTheLinkReadsFaster) {
+// A run whose processes exchanged fewer bytes than its gradients (the embedding's rows) or hid part
+// of the exchange under backward (--overlap) says so, and the fit takes what crossed.
+TEST(Predict, ARunThatExchangedRowsOrOverlappedBackwardSaysSo) {
   RunRecord run;
   run.name = "r";
   run.run = {{"parameters", 1000}};
@@ -290,9 +290,65 @@ TEST(Predict, ARunThatExchangedRowsOrOverlappedBackwardSaysTheLinkReadsFaster) {
   EXPECT_FALSE(has(fit_model(run), "--overlap"));
   for (int64_t bytes : {1500, 1400, 9000}) run.steps.push_back(StepMetrics{}), run.steps.back().exchange_bytes = bytes;
   EXPECT_TRUE(has(fit_model(run), "exchanged 2 kB a step, not the gradients' 4 kB")) << fit_model(run).notes.size();
+  EXPECT_DOUBLE_EQ(fit_model(run).exchanged_bytes, 1500);
   for (auto& s : run.steps) s.exchange_bytes = 4000;  // the whole gradient crossed: nothing to say
   EXPECT_FALSE(has(fit_model(run), "--sparse-exchange"));
-  run.timelines.back().processes.front().overlap_begin = 1.0;
+  EXPECT_EQ(fit_model(run).exchanged_bytes, 0);
+  run.timelines.back().processes.front().overlap_begin = 1.0;  // one step in five: not the run's way
   run.timelines.back().processes.front().overlap_end = 2.0;
+  EXPECT_FALSE(has(fit_model(run), "--overlap"));
+  for (auto& t : run.timelines) t.processes.front().overlap_begin = 1.0, t.processes.front().overlap_end = 2.0;
   EXPECT_TRUE(has(fit_model(run), "--overlap"));
+}
+
+// Buckets during backward (--overlap): the link's time is the transfer after backward plus the
+// part of the buckets' before it ended; a prediction on the same link hides the same share (so it
+// gives back the measured wait), and on a slower one hides at most backward's time after the first
+// bucket.
+TEST(Predict, BucketsDuringBackwardCountForTheLinkAndHideAtMostBackward) {
+  Truth truth;
+  truth.replicas = 2;
+  truth.late_ms = 0;
+  std::vector<StepTimeline> timelines = steps(truth);
+  const double begin_after_forward = 0.2, end_after_ready = 0.5;
+  for (StepTimeline& t : timelines) {
+    t.replicas[1].process = 1;
+    const ProcessSpans first = t.processes.front();
+    t.processes.clear();
+    for (int p = 0; p < 2; ++p) {
+      ProcessSpans s = first;
+      s.process = p;
+      s.overlap_begin = t.replicas[static_cast<size_t>(p)].forward_done + begin_after_forward;
+      s.overlap_end = t.replicas[static_cast<size_t>(p)].gradients_ready + end_after_ready;
+      t.processes.push_back(s);
+    }
+  }
+  // The last replica to arrive (replica 1, process 1): backward ran 2/3 of its compute.
+  const ReplicaMarks& last = timelines[0].replicas[1];
+  const double window_ms = last.gradients_ready - (last.forward_done + begin_after_forward);
+  const double link_ms = truth.transfer_ms + window_ms;  // the buckets ran to the end of backward
+  const FittedModel m = fit_model(timelines, 4e6);
+  ASSERT_EQ(m.allreduce_points.size(), 1u);
+  EXPECT_NEAR(m.allreduce_points[0].seconds, link_ms / 1e3, 1e-9);
+  EXPECT_NEAR(m.overlap_hidden_share, window_ms / link_ms, 1e-9);
+  EXPECT_NEAR(m.overlap_window_per_example_s, window_ms / 1e3 / truth.shard, 1e-12);
+
+  PredictOptions same;
+  same.devices = {2};
+  same.link = m.measured_link;
+  same.link->from_run = false;
+  same.scaling = Scaling::kWeak;
+  same.share_cores = false;
+  const PredictedPoint at2 = predict(m, same).points.back();
+  EXPECT_NEAR(at2.comm_s * 1e3, truth.transfer_ms, 1e-6);  // the wait measured
+  EXPECT_NEAR(at2.hidden_s * 1e3, window_ms, 1e-6);
+  // Ten times slower: the same share would hide more than backward lasts; it hides backward's time.
+  PredictOptions slow = same;
+  slow.link->bandwidth_bytes_per_s /= 10;
+  const PredictedPoint at2_slow = predict(m, slow).points.back();
+  EXPECT_NEAR(at2_slow.hidden_s * 1e3, window_ms, 1e-6);
+  EXPECT_NEAR((at2_slow.comm_s + at2_slow.hidden_s) * 1e3, 10 * link_ms, 0.05 * link_ms);
+  // Without the overlap recorded, nothing is hidden.
+  const FittedModel plain = fit_model(steps(truth), 4e6);
+  EXPECT_EQ(plain.overlap_hidden_share, 0);
 }

@@ -36,6 +36,14 @@ struct FittedModel {
   double overhead_s = 0;             // the rest of a step: batch hand-out, shard copy, read-back
   double update_s = 0;               // the optimizer step (updated - reduced)
   double gradient_bytes = 0;         // 4 bytes per parameter (float32 gradients)
+  // Several processes that exchanged fewer bytes than their gradients (the embedding's rows,
+  // --sparse-exchange): the median bytes a process put into a step's exchange; 0: the gradients'.
+  double exchanged_bytes = 0;
+  // Buckets all-reduced during backward (--overlap): the median share of the link's time that
+  // backward hid, and backward's time after the first bucket per example of the largest shard.
+  // 0: no overlap measured.
+  double overlap_hidden_share = 0;
+  double overlap_window_per_example_s = 0;
   int64_t per_replica_batch = 0;     // as measured (largest shard)
   int64_t global_batch = 0;          // as measured
   int measured_replicas = 0;
@@ -77,7 +85,8 @@ std::optional<LinkSpec> fit_link(const std::vector<AllReducePoint>& points,
 // must agree). Per timeline: compute per example = the mean over replicas of (gradients_ready -
 // copied) / shard_size; transfer = the last replica to arrive's (reduced - gradients_ready);
 // update = mean (updated - reduced); overhead = the step's span (end_ms) minus the last replica's
-// compute, the transfer and the update. A timeline with simulated_link contributes its transfer
+// compute, the transfer and the update. Where buckets crossed during backward (ProcessSpans'
+// overlap), the link's time is the transfer plus the part of theirs before backward ended. A timeline with simulated_link contributes its transfer
 // as measured (so the fit shows the simulated link). Medians over timelines, robust to a slow
 // first step. Throws DataError when no timeline has replicas or gradient_bytes <= 0.
 FittedModel fit_model(const std::vector<StepTimeline>& timelines, double gradient_bytes,
@@ -148,7 +157,8 @@ struct PredictedPoint {
   double compute_s = 0;           // compute_per_example × per_replica_batch (× core_share)
   double core_share = 1;          // each example's compute against as measured: shared cores (>1 slower, <1
                                   // faster than the sharing measured), or a device of its own (1/load)
-  double comm_s = 0;              // the all-reduce (0 at one device)
+  double comm_s = 0;              // the all-reduce the step waits for (0 at one device)
+  double hidden_s = 0;            // the all-reduce's time hidden under backward (--overlap), not in comm_s
   double update_s = 0;
   double overhead_s = 0;
   double step_s = 0;              // their sum
