@@ -88,6 +88,15 @@ StepPicture picture_of(const StepMetrics& s) {
   return pic;
 }
 
+// The Strategy tab at 1100x700, the whole step drawn and nothing moving.
+bool show_paused(StrategyView& view) {
+  view.resize(1100, 700);
+  view.show();
+  if (!QTest::qWaitForWindowExposed(&view)) return false;
+  view.set_mode(StrategyView::Mode::kPaused);
+  return true;
+}
+
 // x on the step's clock from two known points of a replica's bars: the scale must be one line.
 void check_one_clock(const std::function<QRectF(int, TimelinePhase)>& bar, const StepTimeline& t) {
   const double x0 = bar(0, TimelinePhase::kBackward).right();          // replica 0 ready at 0.41 ms
@@ -127,10 +136,7 @@ class StrategyTimelineTest : public QObject {
     TrainingController controller;
     LiveRun run(&controller);
     StrategyView view(&run, &controller);
-    view.resize(1100, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.set_mode(StrategyView::Mode::kPaused);  // the whole step drawn, nothing moving
+    QVERIFY(show_paused(view));
     const StepMetrics step = straggler_step();
     view.diagram()->set_picture(picture_of(step));
     view.diagram()->set_phase(StepPhase::kSyncCheck, 1.0);
@@ -199,10 +205,7 @@ class StrategyTimelineTest : public QObject {
     TrainingController controller;
     LiveRun run(&controller);
     StrategyView view(&run, &controller);
-    view.resize(1100, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.set_mode(StrategyView::Mode::kPaused);
+    QVERIFY(show_paused(view));
     StepMetrics step = straggler_step();
     step.timeline.replicas.resize(2);
     step.replicas.resize(2);
