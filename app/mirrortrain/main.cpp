@@ -103,6 +103,10 @@ int main(int argc, char** argv) {
                     "Several processes of one CPU replica: the last layers' gradients cross while backward computes "
                     "the first ones' (on, default) or all after backward (off)")
         ->check(CLI::IsMember({"on", "off"}));
+    cmd->add_option("--precision", o.precision,
+                    "float32 (default), or mixed-bf16: Keras' mixed_bfloat16, the layers in bfloat16 from float32 "
+                    "weights and loss (CPUs with AVX512_BF16/AMX, GPUs of compute capability 8.0+; refused elsewhere)")
+        ->check(CLI::IsMember({"float32", "mixed-bf16"}));
     cmd->add_option("--cuda-graphs", o.cuda_graphs,
                     "GPU replicas: capture the step as one CUDA graph (auto: where it can, saying why not; on: "
                     "refuse a run it cannot capture; off; default " + defaults.cuda_graphs + ")")

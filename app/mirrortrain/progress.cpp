@@ -30,6 +30,8 @@ void ProgressPrinter::on_started(const RunStarted& e) {
   fmt::print(out_, "Replicas: {} [{}]\n", e.devices.size(), fmt::join(e.devices, ", "));
   fmt::print(out_, "All-reduce: {}\n", e.communicator_reason);
   if (!e.cuda_graphs.empty()) fmt::print(out_, "CUDA graphs: {}\n", e.cuda_graphs);
+  if (e.precision == "mixed-bf16")
+    fmt::print(out_, "Precision: mixed-bf16 (the layers compute in bfloat16; weights, gradients and loss in float32)\n");
   fmt::print(out_, "Global batch {} -> shards [{}], {} per replica{}\n", e.global_batch,
              fmt::join(e.shard_sizes, ", "), counted(e.intra_op_threads, "intra-op thread"),
              e.intra_op_threads_reason.empty() ? "" : " (" + e.intra_op_threads_reason + ")");

@@ -283,5 +283,26 @@ expect print-config-bad-flag 2 'invalid learning rate: 0' -- "$bin" train --pres
 "$bin" train --preset spirals-mlp --logical 2 --max-steps 30 --run-dir "$tmp/study-2" >/dev/null 2>&1
 expect predict-study 0 'What-if for a study of 2 runs.*strong scaling' -- bash -c '"$0" predict "$1/study-1" "$1/study-2" | tr "\n" " "' "$bin" "$tmp"
 expect predict-one-run 0 'weak scaling' -- "$bin" predict "$tmp/study-2"
+# --precision mixed-bf16 (Keras' mixed_bfloat16): where the CPU has AVX512_BF16/AMX-BF16 it trains
+# 2 replicas, records the precision and learns; elsewhere it is refused before anything trains,
+# saying why. The bfloat16 numbers themselves: core's Precision tests.
+bf16=(train --preset seed-reuters --dataset synthetic-text --train-size 1024 --val-size 256 --epochs 2
+      --logical 2 --batch-size 64 --precision mixed-bf16 --run-dir "$tmp/run-bf16" --json)
+if grep -qwE 'avx512_bf16|amx_bf16' /proc/cpuinfo; then
+  if "$bin" "${bf16[@]}" >"$tmp/bf16.jsonl" 2>&1 && python3 - "$tmp/bf16.jsonl" "$tmp/run-bf16/run.json" <<'PY'
+import json, math, sys
+events = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+epochs = [e for e in events if e["type"] == "epoch"]
+run = json.load(open(sys.argv[2]))
+assert run["config"]["precision"] == "mixed-bf16", run["config"].get("precision")
+assert len(epochs) == 2 and all(math.isfinite(e["loss"]) for e in epochs), epochs
+assert epochs[1]["loss"] < epochs[0]["loss"], [e["loss"] for e in epochs]
+assert events[-1]["status"] == "finished", events[-1]
+PY
+  then pass; else fail "mixed-bf16 run"; tail -n 3 "$tmp/bf16.jsonl"; fi
+else
+  expect bf16-refused 2 'cannot train in mixed-bf16 on cpu:0.*neither AVX512_BF16 nor AMX-BF16' -- "$bin" "${bf16[@]}"
+fi
+expect bf16-unknown 2 'precision: fp16 not in \{float32,mixed-bf16\}' -- "$bin" train --preset spirals-mlp --precision fp16
 
 finish cli

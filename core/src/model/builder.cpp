@@ -1,6 +1,7 @@
 #include "mirror/model/builder.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <limits>
 
 #include <fmt/format.h>
@@ -10,11 +11,27 @@
 #include "mirror/model/dense_kernel.h"
 #include "mirror/model/embedding_kernel.h"
 #include "mirror/model/lowering.h"
+#include "mirror/model/precision.h"
 #include "mirror/util/error.h"
 
 namespace mirror {
 
 namespace {
+// The dtype a layer computes in: bfloat16 under mixed-bf16 (its input and a bfloat16 copy of its
+// weights, cast in the autograd graph, so that the gradients reach the float32 weights as float32).
+using Compute = c10::optional<torch::ScalarType>;
+
+torch::Tensor in_compute(const torch::Tensor& t, const Compute& compute) {
+  if (!compute || !t.defined() || !t.is_floating_point() || t.scalar_type() == *compute) return t;
+  return t.to(*compute);
+}
+
+// Back to float32 from a reduced-precision compute dtype: the softmax, the loss and what the
+// model returns (Keras' mixed policy leaves the output layer's softmax in float32 too).
+torch::Tensor float_up(const torch::Tensor& t) {
+  return t.scalar_type() == torch::kBFloat16 || t.scalar_type() == torch::kHalf ? t.to(torch::kFloat32) : t;
+}
+
 // Dropout that draws its mask from a given generator, so that each replica has its own stream
 // and a run is reproducible however threads interleave.
 class ReplicaDropoutImpl : public torch::nn::Module {
@@ -40,17 +57,21 @@ TORCH_MODULE(ReplicaDropout);
 // and seeded runs do not tell the two apart.
 class ChannelsLastConv1dImpl : public torch::nn::Module {
  public:
-  ChannelsLastConv1dImpl(const Op& conv, const Conv1dBlock& block) : block_(block) {
+  ChannelsLastConv1dImpl(const Op& conv, const Conv1dBlock& block, Compute compute)
+      : block_(block), compute_(compute) {
     torch::nn::Conv1d drawn(
         torch::nn::Conv1dOptions(conv.in_channels, conv.layer.units, conv.layer.kernel[0]).bias(conv.layer.use_bias));
     weight = register_parameter("weight", drawn->weight.detach());
     if (conv.layer.use_bias) bias = register_parameter("bias", drawn->bias.detach());
   }
-  torch::Tensor forward(torch::Tensor x) { return conv1d_block(x, weight, bias, block_); }
+  torch::Tensor forward(torch::Tensor x) {
+    return conv1d_block(in_compute(x, compute_), in_compute(weight, compute_), in_compute(bias, compute_), block_);
+  }
   torch::Tensor weight, bias;
 
  private:
   Conv1dBlock block_;
+  Compute compute_;
 };
 TORCH_MODULE(ChannelsLastConv1d);
 
@@ -58,27 +79,56 @@ TORCH_MODULE(ChannelsLastConv1d);
 // and the way they are drawn), like ChannelsLastConv1d.
 class CpuDenseImpl : public torch::nn::Module {
  public:
-  CpuDenseImpl(int64_t in_features, int64_t units, bool use_bias) {
+  CpuDenseImpl(int64_t in_features, int64_t units, bool use_bias, Compute compute) : compute_(compute) {
     torch::nn::Linear drawn(torch::nn::LinearOptions(in_features, units).bias(use_bias));
     weight = register_parameter("weight", drawn->weight.detach());
     if (use_bias) bias = register_parameter("bias", drawn->bias.detach());
   }
-  torch::Tensor forward(torch::Tensor x) { return dense(x, weight, bias); }
+  torch::Tensor forward(torch::Tensor x) {
+    return dense(in_compute(x, compute_), in_compute(weight, compute_), in_compute(bias, compute_));
+  }
   torch::Tensor weight, bias;
+
+ private:
+  Compute compute_;
 };
 TORCH_MODULE(CpuDense);
 
 // An Embedding on embedding_kernel.h's CPU kernel, with LibTorch Embedding's parameter.
 class CpuEmbeddingImpl : public torch::nn::Module {
  public:
-  CpuEmbeddingImpl(int64_t rows, int64_t dim) {
+  CpuEmbeddingImpl(int64_t rows, int64_t dim, Compute compute) : compute_(compute) {
     torch::nn::Embedding drawn(rows, dim);
     weight = register_parameter("weight", drawn->weight.detach());
   }
-  torch::Tensor forward(torch::Tensor ids) { return embedding_lookup(ids, weight); }
+  // The rows are looked up in float32 and cast: the table's gradient stays float32 and sparse.
+  torch::Tensor forward(torch::Tensor ids) { return in_compute(embedding_lookup(ids, weight), compute_); }
   torch::Tensor weight;
+
+ private:
+  Compute compute_;
 };
 TORCH_MODULE(CpuEmbedding);
+
+// LibTorch's Conv2d computing in `compute`: its parameters, options and drawing are Conv2d's.
+class MixedConv2dImpl : public torch::nn::Conv2dImpl {
+ public:
+  MixedConv2dImpl(const torch::nn::Conv2dOptions& o, torch::ScalarType compute) : Conv2dImpl(o), compute_(compute) {}
+  torch::Tensor forward(const torch::Tensor& x) {
+    namespace F = torch::nn::functional;
+    return F::conv2d(in_compute(x, compute_), in_compute(weight, compute_),
+                     F::Conv2dFuncOptions()
+                         .bias(in_compute(bias, compute_))
+                         .stride(options.stride())
+                         .padding(options.padding())
+                         .dilation(options.dilation())
+                         .groups(options.groups()));
+  }
+
+ private:
+  Compute compute_;
+};
+TORCH_MODULE(MixedConv2d);
 
 // Keras' defaults: Embedding uniform(-0.05, 0.05); Conv and Dense kernels Glorot-uniform, whose
 // fans count the receptive field as Keras does (the same as LibTorch's fan computation); biases 0.
@@ -101,11 +151,12 @@ void apply_keras_initializers(torch::nn::Sequential& seq) {
 
 torch::nn::Functional activation_module(Activation a) {
   switch (a) {
+    // Softmax in float32 whatever the layers computed in, as its probabilities feed the loss.
     case Activation::kRelu: return torch::nn::Functional(torch::relu);
     case Activation::kSigmoid: return torch::nn::Functional(torch::sigmoid);
     case Activation::kTanh: return torch::nn::Functional(torch::tanh);
     case Activation::kSoftmax:
-      return torch::nn::Functional([](torch::Tensor x) { return torch::softmax(x, -1); });
+      return torch::nn::Functional([](torch::Tensor x) { return torch::softmax(float_up(x), -1); });
     case Activation::kGelu:
       return torch::nn::Functional([](torch::Tensor x) { return torch::gelu(x); });
     case Activation::kElu:
@@ -118,8 +169,10 @@ torch::nn::Functional activation_module(Activation a) {
 
 // The LibTorch module of one op; ops without a name go in unnamed. `cpu_kernels`: Dense and
 // Embedding layers on dense_kernel.h's and embedding_kernel.h's kernels.
+// `compute`: the dtype of mixed precision, nullopt for none (which LibTorch's own modules, built
+// when not `cpu_kernels`, require).
 torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>& dropout_generator,
-                               bool cpu_kernels) {
+                               bool cpu_kernels, const Compute& compute) {
   const auto& l = op.layer;
   switch (op.kind) {
     case OpKind::kPermute: {
@@ -127,7 +180,7 @@ torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>&
       return torch::nn::AnyModule(torch::nn::Functional([perm](torch::Tensor x) { return x.permute(perm); }));
     }
     case OpKind::kEmbedding:
-      if (cpu_kernels) return torch::nn::AnyModule(CpuEmbedding(l.input_dim, l.output_dim));
+      if (cpu_kernels) return torch::nn::AnyModule(CpuEmbedding(l.input_dim, l.output_dim, compute));
       return torch::nn::AnyModule(torch::nn::Embedding(l.input_dim, l.output_dim));
     case OpKind::kConv: {
       if (op.spatial == 1) {
@@ -139,6 +192,7 @@ torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>&
                    .bias(l.use_bias)
                    .stride({op.strides[0], op.strides[1]});
       if (l.same_padding) o.padding(torch::kSame);
+      if (compute) return torch::nn::AnyModule(MixedConv2d(o, *compute));
       return torch::nn::AnyModule(torch::nn::Conv2d(o));
     }
     case OpKind::kMaxPool:
@@ -172,7 +226,7 @@ torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>&
     case OpKind::kFlatten:
       return torch::nn::AnyModule(torch::nn::Flatten());
     case OpKind::kLinear:
-      if (cpu_kernels) return torch::nn::AnyModule(CpuDense(op.in_channels, l.units, l.use_bias));
+      if (cpu_kernels) return torch::nn::AnyModule(CpuDense(op.in_channels, l.units, l.use_bias, compute));
       return torch::nn::AnyModule(torch::nn::Linear(torch::nn::LinearOptions(op.in_channels, l.units).bias(l.use_bias)));
     case OpKind::kDropout:
       return torch::nn::AnyModule(ReplicaDropout(l.rate, dropout_generator));
@@ -214,7 +268,7 @@ bool runs_channels_last(const Op& op) {
 // the first op after the stretch (after the Permute back, when it ends with one), or `first` if
 // it cannot be taken.
 size_t add_channels_last_stretch(const std::vector<Op>& ops, size_t first, torch::nn::Sequential& seq,
-                                 const c10::optional<at::Generator>& dropout_generator) {
+                                 const c10::optional<at::Generator>& dropout_generator, const Compute& compute) {
   size_t end = first + 1;
   bool has_conv = false;
   while (end < ops.size() && runs_channels_last(ops[end])) has_conv |= ops[end++].kind == OpKind::kConv;
@@ -239,7 +293,7 @@ size_t add_channels_last_stretch(const std::vector<Op>& ops, size_t first, torch
         block.pool_stride = ops[i].strides[0];
         ++i;
       }
-      seq->push_back(std::string(op.name), torch::nn::AnyModule(ChannelsLastConv1d(op, block)));
+      seq->push_back(std::string(op.name), torch::nn::AnyModule(ChannelsLastConv1d(op, block, compute)));
     } else if (op.kind == OpKind::kMaxPool) {
       const int64_t pool = op.layer.pool[0], stride = op.strides[0];
       seq->push_back(std::string(op.name), torch::nn::AnyModule(torch::nn::Functional([pool, stride](torch::Tensor x) {
@@ -247,7 +301,7 @@ size_t add_channels_last_stretch(const std::vector<Op>& ops, size_t first, torch
                      })));
       ++i;
     } else {
-      seq->push_back(op_module(op, dropout_generator, /*cpu_kernels=*/true));
+      seq->push_back(op_module(op, dropout_generator, /*cpu_kernels=*/true, compute));
       ++i;
     }
   }
@@ -258,7 +312,12 @@ size_t add_channels_last_stretch(const std::vector<Op>& ops, size_t first, torch
 }  // namespace
 
 torch::nn::Sequential build_model(const ModelAnalysis& analysis, c10::optional<at::Generator> dropout_generator,
-                                  bool cpu_kernels) {
+                                  bool cpu_kernels, Precision precision) {
+  Compute compute;
+  if (precision == Precision::kMixedBf16) {
+    if (!cpu_kernels) throw std::invalid_argument("build_model: mixed precision runs on the CPU kernels' modules only");
+    compute = torch::kBFloat16;
+  }
   torch::nn::Sequential seq;
   const std::vector<Op> ops = lower(analysis);
   bool channels_first = false;
@@ -266,7 +325,7 @@ torch::nn::Sequential build_model(const ModelAnalysis& analysis, c10::optional<a
     const Op& op = ops[i];
     if (cpu_kernels && op.kind == OpKind::kPermute && op.perm == std::vector<int64_t>{0, 2, 1} &&
         !channels_first) {
-      if (const size_t next = add_channels_last_stretch(ops, i, seq, dropout_generator); next != i) {
+      if (const size_t next = add_channels_last_stretch(ops, i, seq, dropout_generator, compute); next != i) {
         channels_first = ops[next - 1].kind != OpKind::kPermute;  // unless it ended on the way back
         i = next;
         continue;
@@ -276,16 +335,18 @@ torch::nn::Sequential build_model(const ModelAnalysis& analysis, c10::optional<a
     if (op.kind == OpKind::kFlatten || op.kind == OpKind::kReduceMax || op.kind == OpKind::kReduceMean ||
         op.kind == OpKind::kEmbedding)
       channels_first = false;
-    auto module = op_module(op, dropout_generator, cpu_kernels);
+    auto module = op_module(op, dropout_generator, cpu_kernels, compute);
     if (analysis.train_on_probabilities && i + 1 == ops.size() && is_softmax(op)) {
       // Trained on probabilities (layer_spec.h): log(softmax(x)) computed as log_softmax, so that
       // the loss's own log_softmax leaves it as it is and the loss is -log p of the true class.
-      module = torch::nn::AnyModule(torch::nn::Functional([](torch::Tensor x) { return torch::log_softmax(x, -1); }));
+      module = torch::nn::AnyModule(
+          torch::nn::Functional([](torch::Tensor x) { return torch::log_softmax(float_up(x), -1); }));
     }
     if (op.name.empty()) seq->push_back(std::move(module));
     else seq->push_back(op.name, std::move(module));
     ++i;
   }
+  if (compute) seq->push_back(torch::nn::Functional(float_up));  // float32 logits for the loss
   if (analysis.initializer == "keras") apply_keras_initializers(seq);
   // The last op's output is (B, classes).
   return seq;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "mirror/model/cpu_gemm.h"
@@ -31,9 +32,44 @@ struct Rows {
 
 int64_t pooled_steps(int64_t steps, int64_t pool, int64_t stride) { return (steps - pool) / stride + 1; }
 
+// Pooling moves a bfloat16 as its 16 bits (a plain uint16_t, which the compiler vectorises where
+// c10::BFloat16's class does not) and compares it widened by a shift; max and ReLU only select
+// values, so nothing is rounded back but an accumulated gradient (add_to).
+template <typename T>
+struct Storage {
+  using type = T;
+};
+template <>
+struct Storage<c10::BFloat16> {
+  using type = uint16_t;
+};
+template <typename T>
+typename Storage<T>::type* bits(T* p) {
+  return reinterpret_cast<typename Storage<T>::type*>(p);
+}
+template <typename T>
+const typename Storage<T>::type* bits(const T* p) {
+  return reinterpret_cast<const typename Storage<T>::type*>(p);
+}
+
+inline float key(float v) { return v; }
+inline double key(double v) { return v; }
+inline float key(uint16_t v) {
+  const uint32_t widened = static_cast<uint32_t>(v) << 16;
+  float f;
+  std::memcpy(&f, &widened, sizeof f);
+  return f;
+}
+inline float key(c10::BFloat16 v) { return key(v.x); }
+
+inline void add_to(float& g, float v) { g += v; }
+inline void add_to(double& g, double v) { g += v; }
+inline void add_to(uint16_t& g, uint16_t v) { g = c10::BFloat16(key(g) + key(v)).x; }
+
 // out[b, j, c] = max over the window of y (first of equals; NaN wins), then ReLU if asked.
 template <typename T>
 void pool_forward(const T* y, const Rows& in, int64_t pool, int64_t stride, bool relu, T* out) {
+  const T zero(0);
   const int64_t C = in.channels;
   const int64_t n = pooled_steps(in.steps, pool, stride);
   at::parallel_for(0, in.batch, 1, [&](int64_t b0, int64_t b1) {
@@ -44,10 +80,16 @@ void pool_forward(const T* y, const Rows& in, int64_t pool, int64_t stride, bool
         std::memcpy(o, w, static_cast<size_t>(C) * sizeof(T));
         for (int64_t i = 1; i < pool; ++i) {
           const T* r = w + i * C;
-          for (int64_t c = 0; c < C; ++c) o[c] = (r[c] > o[c] || r[c] != r[c]) ? r[c] : o[c];
+          for (int64_t c = 0; c < C; ++c) {
+            const auto kr = key(r[c]), ko = key(o[c]);
+            o[c] = (kr > ko || kr != kr) ? r[c] : o[c];
+          }
         }
         if (relu)
-          for (int64_t c = 0; c < C; ++c) o[c] = (o[c] > T(0) || o[c] != o[c]) ? o[c] : T(0);
+          for (int64_t c = 0; c < C; ++c) {
+            const auto ko = key(o[c]);
+            o[c] = (ko > 0 || ko != ko) ? o[c] : zero;
+          }
       }
   });
 }
@@ -57,21 +99,24 @@ void pool_forward(const T* y, const Rows& in, int64_t pool, int64_t stride, bool
 template <typename T>
 void window_backward(const T* __restrict y, int64_t pool, int64_t C, bool relu, bool accumulate,
                      const T* __restrict o, const T* __restrict go, T* __restrict left, T* __restrict gy) {
-  for (int64_t c = 0; c < C; ++c) left[c] = (relu && o[c] <= T(0)) ? T(0) : go[c];
+  const T zero(0);
+  for (int64_t c = 0; c < C; ++c) left[c] = (relu && key(o[c]) <= 0) ? zero : go[c];
   for (int64_t i = 0; i < pool; ++i) {
     const T* __restrict r = y + i * C;
     T* __restrict g = gy + i * C;
     if (accumulate) {
       for (int64_t c = 0; c < C; ++c) {
-        const bool hit = (r[c] == o[c]) | ((r[c] != r[c]) & (o[c] != o[c]));
-        g[c] += hit ? left[c] : T(0);
-        left[c] = hit ? T(0) : left[c];
+        const auto kr = key(r[c]), ko = key(o[c]);
+        const bool hit = (kr == ko) | ((kr != kr) & (ko != ko));
+        add_to(g[c], hit ? left[c] : zero);
+        left[c] = hit ? zero : left[c];
       }
     } else {
       for (int64_t c = 0; c < C; ++c) {
-        const bool hit = (r[c] == o[c]) | ((r[c] != r[c]) & (o[c] != o[c]));
-        g[c] = hit ? left[c] : T(0);
-        left[c] = hit ? T(0) : left[c];
+        const auto kr = key(r[c]), ko = key(o[c]);
+        const bool hit = (kr == ko) | ((kr != kr) & (ko != ko));
+        g[c] = hit ? left[c] : zero;
+        left[c] = hit ? zero : left[c];
       }
     }
   }
@@ -90,7 +135,7 @@ void pool_backward(const T* y, const Rows& in, int64_t pool, int64_t stride, boo
     for (int64_t b = b0; b < b1; ++b) {
       T* gb = gy + b * in.batch_rows * C;
       const int64_t first_unwritten = tiles ? n * pool : 0;
-      std::fill(gb + first_unwritten * C, gb + in.batch_rows * C, T(0));
+      std::fill(gb + first_unwritten * C, gb + in.batch_rows * C, T(0));  // bfloat16 0 is all zero bits
       for (int64_t j = 0; j < n; ++j) {
         const int64_t row0 = b * in.batch_rows + j * stride;
         window_backward(y + row0 * C, pool, C, relu, !tiles, out + (b * n + j) * C, gout + (b * n + j) * C,
@@ -122,34 +167,44 @@ void im2col(const T* x, int64_t batch, int64_t steps, int64_t C, const Conv1dBlo
   });
 }
 
-// The adjoint of im2col: gx[b, s, c] = sum of the window elements that read x[b, s, c].
+// The adjoint of im2col: gx[b, s, c] = sum of the window elements that read x[b, s, c]. A
+// bfloat16 sum is taken in float32 and rounded once, as a GEMM's would be.
 template <typename T>
 void col2im(const T* cols, int64_t batch, int64_t steps, int64_t C, const Conv1dBlock& k, int64_t steps_out, T* gx) {
+  using Acc = std::conditional_t<std::is_same_v<T, c10::BFloat16>, float, T>;
   const int64_t width = k.kernel * C;
   at::parallel_for(0, batch, 1, [&](int64_t b0, int64_t b1) {
+    std::vector<Acc> scratch(std::is_same_v<Acc, T> ? 0 : static_cast<size_t>(steps * C));
     for (int64_t b = b0; b < b1; ++b) {
-      T* g = gx + b * steps * C;
-      std::fill(g, g + steps * C, T(0));
+      Acc* g = nullptr;
+      if constexpr (std::is_same_v<Acc, T>) g = gx + b * steps * C;
+      else g = scratch.data();
+      std::fill(g, g + steps * C, Acc(0));
       for (int64_t t = 0; t < steps_out; ++t) {
         const T* src = cols + (b * steps_out + t) * width;
         const int64_t s0 = t * k.stride - k.pad_begin;
         if (s0 >= 0 && s0 + k.kernel <= steps) {
-          T* d = g + s0 * C;
-          for (int64_t e = 0; e < width; ++e) d[e] += src[e];
+          Acc* d = g + s0 * C;
+          for (int64_t e = 0; e < width; ++e) d[e] += key(src[e]);
           continue;
         }
         for (int64_t i = 0; i < k.kernel; ++i) {
           const int64_t s = s0 + i;
           if (s < 0 || s >= steps) continue;
-          for (int64_t c = 0; c < C; ++c) g[s * C + c] += src[i * C + c];
+          for (int64_t c = 0; c < C; ++c) g[s * C + c] += key(src[i * C + c]);
         }
       }
+      if constexpr (!std::is_same_v<Acc, T>)
+        for (int64_t e = 0; e < steps * C; ++e) gx[b * steps * C + e] = T(g[e]);
     }
   });
 }
 
+// float32 and float64, and bfloat16 (mixed-bf16: the products in oneDNN's bfloat16 GEMM through
+// LibTorch, the pooling in bfloat16 as the layer's output is).
 bool fast_path(const Tensor& x) {
-  return x.device().is_cpu() && (x.scalar_type() == torch::kFloat32 || x.scalar_type() == torch::kFloat64);
+  const auto t = x.scalar_type();
+  return x.device().is_cpu() && (t == torch::kFloat32 || t == torch::kFloat64 || t == torch::kBFloat16);
 }
 
 // The same block from LibTorch's own operations, channels first in between: what runs on a GPU.
@@ -219,7 +274,7 @@ class Conv1dBlockFunction : public torch::autograd::Function<Conv1dBlockFunction
     } else {
       batch_rows = conv_steps;
       cols = torch::empty({B * conv_steps, k.kernel * C}, x.options());
-      AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "im2col", [&] {
+      AT_DISPATCH_FLOATING_TYPES_AND(at::kBFloat16, x.scalar_type(), "im2col", [&] {
         im2col(x.data_ptr<scalar_t>(), B, steps, C, k, conv_steps, cols.data_ptr<scalar_t>());
       });
       const Tensor w = taps.view({k.kernel * C, out_c});
@@ -230,9 +285,9 @@ class Conv1dBlockFunction : public torch::autograd::Function<Conv1dBlockFunction
     const int64_t out_steps = k.out_steps(steps);
     Tensor out = torch::empty({B, out_steps, out_c}, x.options());
     const Rows rows{B, conv_steps, batch_rows, out_c};
-    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "pool_forward", [&] {
-      pool_forward(y.data_ptr<scalar_t>(), rows, k.pool, k.pool == 1 ? 1 : k.pool_stride, k.relu,
-                   out.data_ptr<scalar_t>());
+    AT_DISPATCH_FLOATING_TYPES_AND(at::kBFloat16, x.scalar_type(), "pool_forward", [&] {
+      pool_forward(bits(y.data_ptr<scalar_t>()), rows, k.pool, k.pool == 1 ? 1 : k.pool_stride, k.relu,
+                   bits(out.data_ptr<scalar_t>()));
     });
     ctx->saved_data["block"] = std::vector<int64_t>{k.kernel, k.stride, k.pad_begin, k.pad_end, k.relu ? 1 : 0,
                                                     k.pool, k.pool_stride};
@@ -254,9 +309,9 @@ class Conv1dBlockFunction : public torch::autograd::Function<Conv1dBlockFunction
     const bool shifted = ctx->saved_data["shifted"].toBool();
     Tensor gy = torch::empty_like(y);
     const Rows rows{B, k.conv_steps(steps), batch_rows, out_c};
-    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "pool_backward", [&] {
-      pool_backward(y.data_ptr<scalar_t>(), rows, k.pool, k.pool == 1 ? 1 : k.pool_stride, k.relu,
-                    out.data_ptr<scalar_t>(), gout.data_ptr<scalar_t>(), gy.data_ptr<scalar_t>());
+    AT_DISPATCH_FLOATING_TYPES_AND(at::kBFloat16, x.scalar_type(), "pool_backward", [&] {
+      pool_backward(bits(y.data_ptr<scalar_t>()), rows, k.pool, k.pool == 1 ? 1 : k.pool_stride, k.relu,
+                    bits(out.data_ptr<scalar_t>()), bits(gout.data_ptr<scalar_t>()), bits(gy.data_ptr<scalar_t>()));
     });
     Tensor gx, gtaps;
     const bool want_x = ctx->needs_input_grad(0);
@@ -286,7 +341,7 @@ class Conv1dBlockFunction : public torch::autograd::Function<Conv1dBlockFunction
         Tensor gcols = torch::empty({B * k.conv_steps(steps), k.kernel * C}, x.options());
         cpu_gemm::mm_into(gcols, gy, w.t(), false);
         gx = torch::empty({B, steps, C}, x.options());
-        AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "col2im", [&] {
+        AT_DISPATCH_FLOATING_TYPES_AND(at::kBFloat16, x.scalar_type(), "col2im", [&] {
           col2im(gcols.data_ptr<scalar_t>(), B, steps, C, k, k.conv_steps(steps), gx.data_ptr<scalar_t>());
         });
       }
@@ -304,8 +359,8 @@ class MaxPool1dFunction : public torch::autograd::Function<MaxPool1dFunction> {
     const Tensor x = x_in.contiguous();
     const Rows rows{x.size(0), x.size(1), x.size(1), x.size(2)};
     Tensor out = torch::empty({rows.batch, pooled_steps(rows.steps, pool, stride), rows.channels}, x.options());
-    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "pool_forward", [&] {
-      pool_forward(x.data_ptr<scalar_t>(), rows, pool, stride, relu, out.data_ptr<scalar_t>());
+    AT_DISPATCH_FLOATING_TYPES_AND(at::kBFloat16, x.scalar_type(), "pool_forward", [&] {
+      pool_forward(bits(x.data_ptr<scalar_t>()), rows, pool, stride, relu, bits(out.data_ptr<scalar_t>()));
     });
     ctx->saved_data["pool"] = std::vector<int64_t>{pool, stride, relu ? 1 : 0};
     ctx->save_for_backward({x, out});
@@ -318,9 +373,9 @@ class MaxPool1dFunction : public torch::autograd::Function<MaxPool1dFunction> {
     const Tensor gout = grads[0].contiguous();
     const Rows rows{x.size(0), x.size(1), x.size(1), x.size(2)};
     Tensor gx = torch::empty_like(x);
-    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "pool_backward", [&] {
-      pool_backward(x.data_ptr<scalar_t>(), rows, p[0], p[1], p[2] != 0, out.data_ptr<scalar_t>(),
-                    gout.data_ptr<scalar_t>(), gx.data_ptr<scalar_t>());
+    AT_DISPATCH_FLOATING_TYPES_AND(at::kBFloat16, x.scalar_type(), "pool_backward", [&] {
+      pool_backward(bits(x.data_ptr<scalar_t>()), rows, p[0], p[1], p[2] != 0, bits(out.data_ptr<scalar_t>()),
+                    bits(gout.data_ptr<scalar_t>()), bits(gx.data_ptr<scalar_t>()));
     });
     return {gx, Tensor(), Tensor(), Tensor()};
   }

@@ -60,8 +60,9 @@ torch::Tensor dense(const torch::Tensor& x, const torch::Tensor& weight, const t
                                             x.dim() < 1 ? 0 : x.size(-1), fmt::join(weight.sizes(), "x")));
   if (bias.defined() && (bias.dim() != 1 || bias.size(0) != weight.size(0)))
     throw std::invalid_argument("dense: bias does not fit the weight's output features");
-  const bool cpu_float = x.device().is_cpu() && weight.device().is_cpu() && x.scalar_type() == weight.scalar_type() &&
-                         (x.scalar_type() == torch::kFloat32 || x.scalar_type() == torch::kFloat64);
+  const auto t = x.scalar_type();  // bfloat16: mixed-bf16's products (LibTorch's oneDNN GEMM)
+  const bool cpu_float = x.device().is_cpu() && weight.device().is_cpu() && t == weight.scalar_type() &&
+                         (t == torch::kFloat32 || t == torch::kFloat64 || t == torch::kBFloat16);
   if (!cpu_float) return torch::nn::functional::linear(x, weight, bias);
   return DenseFunction::apply(x, weight, bias.defined() ? c10::optional<torch::Tensor>(bias) : c10::nullopt);
 }

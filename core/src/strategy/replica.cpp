@@ -61,10 +61,15 @@ void flatten_parameters(Replica& r, int64_t record_size) {
 
 // Process-wide settings for the replicas' devices, before any replica is built: each can train
 // here, deterministic algorithms when asked, the GPUs' memory caps.
-void prepare_devices(const std::vector<std::unique_ptr<ReplicaDevice>>& devices, bool deterministic) {
-  for (const auto& d : devices)
+void prepare_devices(const std::vector<std::unique_ptr<ReplicaDevice>>& devices, bool deterministic,
+                     Precision precision) {
+  for (const auto& d : devices) {
     if (const std::string why = d->unusable(); !why.empty())
       throw ConfigError(fmt::format("cannot train on {}: {}", d->logical().name(), why));
+    if (precision == Precision::kMixedBf16)
+      if (const std::string why = d->bf16_unsupported(); !why.empty())
+        throw ConfigError(fmt::format("cannot train in mixed-bf16 on {}: {}", d->logical().name(), why));
+  }
   if (deterministic) {
     for (const auto& d : devices) d->make_deterministic();
     at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
@@ -76,11 +81,11 @@ void prepare_devices(const std::vector<std::unique_ptr<ReplicaDevice>>& devices,
 }  // namespace
 
 std::unique_ptr<Replica> build_replica(std::unique_ptr<ReplicaDevice> device, const ModelAnalysis& model,
-                                       uint64_t dropout_seed, int64_t record_size) {
+                                       uint64_t dropout_seed, int64_t record_size, Precision precision) {
   auto rep = std::make_unique<Replica>();
   rep->device = std::move(device);
   rep->dropout_rng = make_dropout_generator(rep->device->torch_device(), dropout_seed);
-  rep->model = build_model(model, rep->dropout_rng);
+  rep->model = build_model(model, rep->dropout_rng, /*cpu_kernels=*/true, precision);
   try {
     rep->model->to(rep->device->torch_device());
     flatten_parameters(*rep, record_size);
@@ -152,7 +157,7 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
                                                       options_.shard_examples, &threads_reason_);
   const int64_t classes = model.layers.back().output_shape.back();
   top_k_ = static_cast<int>(std::min<int64_t>(options_.top_k, classes));
-  prepare_devices(replica_devices, options_.deterministic);
+  prepare_devices(replica_devices, options_.deterministic, options_.precision);
 
   {
     std::lock_guard lock(model_init_mutex());
@@ -162,7 +167,8 @@ MirroredStrategy::MirroredStrategy(std::vector<LogicalDevice> devices, const Mod
       // Each replica drops out with its own stream, derived from the run's seed.
       const uint64_t dropout_seed = seed * 1000003ull + static_cast<uint64_t>(first_replica_ + r) + 1;
       replicas_.push_back(
-          build_replica(std::move(replica_devices[static_cast<size_t>(r)]), model, dropout_seed, record_size));
+          build_replica(std::move(replica_devices[static_cast<size_t>(r)]), model, dropout_seed, record_size,
+                                       options_.precision));
     }
   }
   {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "mirror/model/precision.h"
 #include "mirror/model/shape.h"
 #include "mirror/optim/optimizer.h"
 #include "mirror/strategy/step_result.h"
@@ -52,9 +53,10 @@ constexpr int64_t kTopPredictions = 5;
 // Builds the replica on `device` with the model's weights drawn from LibTorch's default generator
 // (the caller seeds it and holds it: construction must not interleave) and its own dropout
 // stream seeded with `dropout_seed`. Its gradient buffer has room for `record_size` more values
-// after the gradients (0 in one process). Throws RunError when the device runs out of memory.
+// after the gradients (0 in one process); it computes in `precision`. Throws RunError when the
+// device runs out of memory.
 std::unique_ptr<Replica> build_replica(std::unique_ptr<ReplicaDevice> device, const ModelAnalysis& model,
-                                       uint64_t dropout_seed, int64_t record_size);
+                                       uint64_t dropout_seed, int64_t record_size, Precision precision);
 
 // Appends a later part of a batch's predictions (the next replica's or process's shard).
 void append_top(TopPredictions& into, const TopPredictions& part);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "memory_fit.h"
+#include "mirror/model/precision.h"
 #include "mirror/strategy/cuda_runtime.h"
 #include "mirror/strategy/phase_names.h"
 #include "mirror/util/error.h"
@@ -103,6 +104,7 @@ class CpuReplicaDevice : public ReplicaDevice {
   explicit CpuReplicaDevice(const LogicalDevice& d) : ReplicaDevice(d, torch::Device(torch::kCPU)) {}
 
   std::string unusable() const override { return {}; }
+  std::string bf16_unsupported() const override { return cpu_bf16_unsupported(); }
   void make_deterministic() const override {}
   bool shares_host_memory() const override { return true; }
   int64_t own_memory_mib() const override { return 0; }
@@ -129,6 +131,11 @@ class CudaReplicaDevice : public ReplicaDevice {
 
   std::string unusable() const override {
     return cuda_training_available() ? std::string() : cuda_report().unavailable;
+  }
+  std::string bf16_unsupported() const override {
+    for (const GpuInfo& g : cuda_report().gpus)
+      if (g.index == gpu()) return gpu_bf16_unsupported(g.name, g.compute_major, g.compute_minor);
+    return {};
   }
   void make_deterministic() const override { make_cuda_deterministic(); }
   bool shares_host_memory() const override { return false; }

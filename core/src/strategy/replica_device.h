@@ -57,6 +57,8 @@ class ReplicaDevice {
   // Before any replica is built (trainer thread).
   // Why this build or machine cannot train on the device, in one line; empty when it can.
   virtual std::string unusable() const = 0;
+  // Why the device cannot compute in bfloat16 at a useful speed (mixed-bf16), empty when it can.
+  virtual std::string bf16_unsupported() const = 0;
   // Deterministic algorithms only on this device (process-wide settings; idempotent).
   virtual void make_deterministic() const = 0;
   // True when the replica's memory is this machine's, shared with the other such replicas (CPU);

@@ -127,6 +127,7 @@ nlohmann::json to_json(const TrainConfig& c) {
       {"cuda_graphs", c.strategy.cuda_graphs},
       {"sparse_exchange", c.strategy.sparse_exchange},
       {"backward_overlap", c.strategy.backward_overlap},
+      {"precision", precision_name(c.strategy.precision)},
       {"sync_check_every", c.strategy.sync_check_every},
       {"top_k", c.strategy.top_k},
       {"perturb_replica_at_step", c.strategy.perturb_replica_at_step},
@@ -194,6 +195,7 @@ TrainConfig config_from_json(const nlohmann::json& j) {
     c.strategy.cuda_graphs = j.value("cuda_graphs", "auto");  // runs recorded before it: auto
     c.strategy.sparse_exchange = j.value("sparse_exchange", true);
     c.strategy.backward_overlap = j.value("backward_overlap", true);
+    c.strategy.precision = parse_precision(j.value("precision", "float32"));  // runs before it: float32
     c.strategy.sync_check_every = json_whole<int>(j, "sync_check_every", "sync_check_every", 100);
     c.strategy.top_k = json_whole<int>(j, "top_k", "top_k", 5);
     c.strategy.perturb_replica_at_step = json_whole<int64_t>(j, "perturb_replica_at_step", "perturb_replica_at_step", 0);

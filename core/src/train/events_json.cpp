@@ -15,7 +15,7 @@ nlohmann::json to_json(const RunStarted& e) {
   return {{"type", "started"},           {"dataset", e.dataset},
           {"model", e.model},            {"devices", e.devices},
           {"communicator", e.communicator}, {"communicator_reason", e.communicator_reason},
-          {"cuda_graphs", e.cuda_graphs},
+          {"cuda_graphs", e.cuda_graphs}, {"precision", e.precision},
           {"intra_op_threads", e.intra_op_threads}, {"intra_op_threads_reason", e.intra_op_threads_reason},
           {"parameters", e.parameters},
           {"train_size", e.train_size},  {"val_size", e.val_size},

@@ -98,6 +98,7 @@ void apply_strategy(const ConfigOverrides& o, TrainConfig& c) {
       throw ConfigError(fmt::format("--overlap takes on or off, not '{}'", *o.backward_overlap));
     c.strategy.backward_overlap = *o.backward_overlap == "on";
   }
+  if (o.precision) c.strategy.precision = parse_precision(*o.precision);
   set(c.strategy.top_k, o.top_k);
   if (o.link) {
     c.strategy.link = parse_link(*o.link);

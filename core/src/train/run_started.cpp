@@ -19,6 +19,7 @@ RunStarted run_started(const MirroredStrategy& strategy, const TrainConfig& conf
   e.communicator = strategy.communicator().name;
   e.communicator_reason = strategy.communicator().reason;
   e.cuda_graphs = strategy.cuda_graphs_status();
+  e.precision = precision_name(config.strategy.precision);
   e.intra_op_threads = strategy.intra_op_threads();
   e.intra_op_threads_reason = strategy.intra_op_threads_reason();
   e.parameters = strategy.num_parameters();

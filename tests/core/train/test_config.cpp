@@ -21,9 +21,14 @@ TEST(TrainConfig, JsonRoundTripKeepsEverythingARunNeeds) {
   c.max_steps = 9;
   c.strategy.deterministic = true;
   c.strategy.intra_op_threads = 1;
+  c.strategy.precision = Precision::kMixedBf16;
   const TrainConfig back = config_from_json(nlohmann::json::parse(to_json(c).dump()));
   EXPECT_EQ(to_json(back), to_json(c));
   EXPECT_EQ(back.dataset.train_size, 123);
+  EXPECT_EQ(back.strategy.precision, Precision::kMixedBf16);
+  nlohmann::json before_precision = to_json(c);  // a run recorded before --precision: float32
+  before_precision.erase("precision");
+  EXPECT_EQ(config_from_json(before_precision).strategy.precision, Precision::kFloat32);
   EXPECT_EQ(back.model.initializer, "keras");
   EXPECT_THROW(config_from_json(nlohmann::json::parse(R"({"model": {}})")), ConfigError);
 }

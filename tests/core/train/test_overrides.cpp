@@ -70,6 +70,7 @@ TEST(ConfigOverrides, EachChangesItsOwnSettingOnly) {
   EXPECT_EQ(one(&ConfigOverrides::lr, 0.5), Keys{"optimizer.learning_rate"});
   EXPECT_EQ(one(&ConfigOverrides::nesterov, false), Keys{"optimizer.nesterov"});
   EXPECT_EQ(one(&ConfigOverrides::top_k, 2), Keys{"top_k"});
+  EXPECT_EQ(one(&ConfigOverrides::precision, std::string("mixed-bf16")), Keys{"precision"});
   EXPECT_EQ(one(&ConfigOverrides::sync_every, 0), Keys{"sync_check_every"});
   EXPECT_EQ(one(&ConfigOverrides::communicator, std::string("auto")), Keys{"communicator"});
   EXPECT_EQ(one(&ConfigOverrides::memory_limit_mib, int64_t{0}), Keys{"devices.memory_limit_mib"});
@@ -113,6 +114,10 @@ TEST(ConfigOverrides, ImpossibleValuesAreRefusedSayingWhich) {
   ConfigOverrides size;
   size.image_size = "64x0";
   EXPECT_NE(message(size).find("HEIGHTxWIDTH"), std::string::npos) << message(size);
+  ConfigOverrides precision;
+  precision.precision = "fp16";
+  EXPECT_NE(message(precision).find("'fp16' is not known: use float32 or mixed-bf16"), std::string::npos)
+      << message(precision);
   ConfigOverrides batch;
   batch.batch_size = 0;
   EXPECT_NE(message(batch), "accepted");

@@ -3,6 +3,7 @@
 
 #include <torch/nn/modules/container/sequential.h>
 
+#include "mirror/model/precision.h"
 #include "mirror/model/shape.h"
 
 namespace mirror {
@@ -19,9 +20,10 @@ namespace mirror {
 // other devices); `cpu_kernels` false builds them from LibTorch's modules instead (channels-first
 // Conv1d and MaxPool1d, Linear, Embedding), the reference the kernels are tested and measured
 // against. Both draw the same initial weights from the same seed and name their parameters the
-// same.
+// same. `precision` mixed-bf16 (precision.h) computes each layer in bfloat16 from its float32
+// parameters and returns float32 logits; it needs `cpu_kernels` (std::invalid_argument otherwise).
 torch::nn::Sequential build_model(const ModelAnalysis& analysis,
                                   c10::optional<at::Generator> dropout_generator = c10::nullopt,
-                                  bool cpu_kernels = true);
+                                  bool cpu_kernels = true, Precision precision = Precision::kFloat32);
 
 }  // namespace mirror

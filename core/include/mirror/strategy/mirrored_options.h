@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "mirror/model/precision.h"
 #include "mirror/strategy/link_model.h"
 
 namespace mirror {
@@ -39,6 +40,9 @@ struct MirroredOptions {
   // processes while backward still computes the first ones (strategy/backward_overlap.h); false:
   // everything crosses after backward, in the step's one exchange.
   bool backward_overlap = true;
+  // The number format the replicas compute in (model/precision.h): mixed-bf16 is refused, saying
+  // why, on a CPU without AVX512_BF16/AMX-BF16 and on a GPU older than compute capability 8.0.
+  Precision precision = Precision::kFloat32;
 };
 
 }  // namespace mirror

@@ -19,6 +19,7 @@ struct RunStarted {
   // How its steps run on a GPU: "the step is one CUDA graph, ...", "eager: <why>", "off (...)";
   // empty for CPU replicas (MirroredStrategy::cuda_graphs_status).
   std::string cuda_graphs;
+  std::string precision;  // "float32" or "mixed-bf16" (model/precision.h)
   int intra_op_threads = 1;          // per replica
   std::string intra_op_threads_reason;  // why that many, in words
   int64_t parameters = 0;

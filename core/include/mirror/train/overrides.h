@@ -39,6 +39,7 @@ struct ConfigOverrides {
   std::optional<std::string> communicator, cuda_graphs;
   std::optional<std::string> sparse_exchange;  // "on" or "off"
   std::optional<std::string> backward_overlap;  // "on" or "off" (--overlap)
+  std::optional<std::string> precision;         // "float32" or "mixed-bf16" (model/precision.h)
   std::optional<std::string> link;          // a simulated link (the what-if), as parse_link reads it
   std::optional<int> sync_every, threads, top_k;
   std::optional<bool> deterministic;
