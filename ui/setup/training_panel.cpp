@@ -15,6 +15,7 @@
 
 #include <functional>
 
+#include "mirror/model/precision.h"
 #include "mirror/train/config.h"
 #include "mirror/util/error.h"
 #include "ui/widgets/chart_widgets.h"
@@ -77,6 +78,16 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   deterministic_ = new QCheckBox("Deterministic");
   deterministic_->setToolTip("Use deterministic algorithms only, so a rerun reproduces the numbers exactly.");
   form->addRow("", deterministic_);
+  precision_ = new QComboBox;
+  precision_->setObjectName("precision");
+  for (auto p : {Precision::kFloat32, Precision::kMixedBf16})
+    precision_->addItem(QString::fromStdString(precision_name(p)));
+  const std::string no_bf16 = cpu_bf16_unsupported();
+  precision_->setToolTip(QString::fromStdString(
+      "mixed-bf16 is Keras' mixed_bfloat16: the layers compute in bfloat16 from float32 weights, the loss and "
+      "the update stay float32; faster where the CPU has AVX512_BF16/AMX or the GPU is Ampere or newer. " +
+      (no_bf16.empty() ? std::string("This CPU has them.") : "On this CPU's replicas it is refused: " + no_bf16 + ".")));
+  form->addRow("Precision", precision_);
   schedule_ = new QComboBox;
   for (const auto& k : lr_schedule_kinds()) schedule_->addItem(QString::fromStdString(k));
   schedule_->setToolTip("How the learning rate moves over the run (Keras' schedules and formulas).");
@@ -129,6 +140,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   connect(nesterov_, &QCheckBox::toggled, this, &TrainingPanel::validate);
   for (auto* s : {batch_, epochs_, seed_}) connect(s, &QSpinBox::valueChanged, this, &TrainingPanel::validate);
   connect(deterministic_, &QCheckBox::toggled, this, &TrainingPanel::changed);
+  connect(precision_, &QComboBox::currentTextChanged, this, &TrainingPanel::changed);
   connect(schedule_, &QComboBox::currentTextChanged, this, [this](const QString& kind) {
     schedule_params_->setPlaceholderText(schedule_hint(kind));
     schedule_params_->setEnabled(kind != "constant");
@@ -154,6 +166,7 @@ void TrainingPanel::set_config(const TrainConfig& config) {
   epochs_->setValue(config.epochs);
   seed_->setValue(static_cast<int>(config.seed));
   deterministic_->setChecked(config.strategy.deterministic);
+  precision_->setCurrentText(QString::fromStdString(precision_name(config.strategy.precision)));
   schedule_->setCurrentText(QString::fromStdString(config.schedule.kind));
   schedule_params_->setText(QString::fromStdString(lr_schedule_settings(config.schedule)));
   warmup_->setValue(static_cast<int>(config.schedule.warmup_steps));
@@ -169,6 +182,7 @@ void TrainingPanel::config(TrainConfig& into) const {
   into.epochs = epochs_->value();
   into.seed = static_cast<uint64_t>(seed_->value());
   into.strategy.deterministic = deterministic_->isChecked();
+  into.strategy.precision = parse_precision(precision_->currentText().toStdString());
   try {
     into.schedule = schedule();
   } catch (const ConfigError&) {

@@ -72,6 +72,7 @@ class TrainingPanel : public QWidget {
   QSpinBox* epochs_;
   QSpinBox* seed_;
   QCheckBox* deterministic_;
+  QComboBox* precision_;
   QComboBox* schedule_;
   QLineEdit* schedule_params_;
   QSpinBox* warmup_;

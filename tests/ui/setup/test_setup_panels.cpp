@@ -21,6 +21,7 @@
 #include "../setup/training_settings.h"
 #include "../ui_test_helpers.h"
 #include "mirror/data/dataset.h"
+#include "mirror/model/precision.h"
 #include "mirror/model/presets.h"
 #include "mirror/runs/run_reader.h"
 #include "mirror/strategy/workers.h"
@@ -263,6 +264,25 @@ class SetupPanelsTest : public QObject {
     const TrainConfig back = config_from_json(nlohmann::json::parse(in));
     QCOMPARE(QString::fromStdString(back.preset), QString("spirals-mlp"));
     QCOMPARE(back.model.layers.size(), t.current_config().model.layers.size());
+  }
+
+  // The Precision box: what a config says is shown, what is chosen reaches the run's config (and
+  // the launch command's file), and its tooltip says whether this CPU computes bfloat16.
+  void precisionChoiceReachesTheRunsConfig() {
+    SetupTabs t;
+    t.apply_preset("seed-reuters");
+    auto* box = t.training_panel()->findChild<QComboBox*>("precision");
+    QVERIFY(box);
+    QCOMPARE(box->currentText(), QString("float32"));
+    QCOMPARE(t.current_config().strategy.precision, Precision::kFloat32);
+    box->setCurrentText("mixed-bf16");
+    QCOMPARE(t.current_config().strategy.precision, Precision::kMixedBf16);
+    TrainConfig c = t.current_config();
+    c.strategy.precision = Precision::kFloat32;
+    t.training_panel()->set_config(c);
+    QCOMPARE(box->currentText(), QString("float32"));
+    const bool cpu_has = cpu_bf16_unsupported().empty();
+    QVERIFY2(box->toolTip().contains(cpu_has ? "This CPU has them" : "refused"), qPrintable(box->toolTip()));
   }
 };
 
