@@ -10,6 +10,8 @@ Runs, in one script and on the same libtorch, at global batch 32 and 256:
   * mirror-2proc-dense: the same with the embedding's gradient exchanged whole (--sparse-exchange off)
   * mirror-2proc-serial: the same with every gradient crossing after backward (--overlap off)
   * mirror-2x2:   mirrortrain, 2 worker processes of 2 replicas each
+  * mirror-1xT-bf16: mirror-1xT in mixed-bf16 (--precision: bfloat16 layers, float32 weights and
+                  loss; issue 50's target 1.4x float32 at batch 256)
   * keras-2:      the seed itself, Keras' MirroredStrategy over 2 logical CPU devices on TensorFlow
                   (bench/seed_keras.py; --keras-python, a venv made by scripts/setup-python.sh seed);
                   timed by its fit() alone (TensorFlow's import and start vary by seconds), the
@@ -62,6 +64,8 @@ TARGETS = {
     ("mirror-2", "keras-2", 32): 3.0, ("mirror-2", "keras-2", 256): 3.0,
     ("mirror-1x1", "torch-compile-1", 32): 1.0, ("mirror-1x1", "torch-compile-1", 256): 1.0,
     ("mirror-1x2", "torch-compile-2", 32): 1.0, ("mirror-1x2", "torch-compile-2", 256): 1.0,
+    # bf16 the Keras way (issue 50): mixed-bf16 against float32 on this CPU, at batch 256.
+    ("mirror-1x1-bf16", "mirror-1x1", 256): 1.4, ("mirror-1x2-bf16", "mirror-1x2", 256): 1.4,
 }
 # name -> (engine, options, CPU threads it uses in all)
 CONFIGS = {
@@ -75,6 +79,8 @@ CONFIGS = {
     "mirror-2proc-dense": ("mirror", {"logical": 1, "nproc": 2, "sparse_exchange": "off"}, 2),
     "mirror-2proc-serial": ("mirror", {"logical": 1, "nproc": 2, "overlap": "off"}, 2),
     "mirror-2x2": ("mirror", {"logical": 2, "nproc": 2}, 2),
+    "mirror-1x1-bf16": ("mirror", {"logical": 1, "threads": 1, "precision": "mixed-bf16"}, 1),
+    "mirror-1x2-bf16": ("mirror", {"logical": 1, "threads": 2, "precision": "mixed-bf16"}, 2),
     "torch-compile-1": ("torch", {"mode": "single", "threads": 1, "compile": True}, 1),
     "torch-compile-2": ("torch", {"mode": "single", "threads": 2, "compile": True}, 2),
     "keras-2": ("keras", {"logical": 2, "threads": 1}, 2),
@@ -132,6 +138,16 @@ def dnnl_peak(kernel_bench, threads):
     return max(b.get("items_per_second", 0.0) for b in report["benchmarks"]) / 1e9
 
 
+def cpu_has_bf16():
+    """True where mirrortrain accepts --precision mixed-bf16 on the CPU (model/precision.h)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
 def mirror_cmd(binary, options, batch, steps):
     cmd = [binary, "train", "--preset", "seed-reuters", "--dataset", "synthetic-text", "--devices", "cpu",
            "--logical", str(options["logical"]), "--batch-size", str(batch), "--epochs", "1000",
@@ -144,6 +160,8 @@ def mirror_cmd(binary, options, batch, steps):
         cmd += ["--sparse-exchange", options["sparse_exchange"]]
     if "overlap" in options:
         cmd += ["--overlap", options["overlap"]]
+    if "precision" in options:
+        cmd += ["--precision", options["precision"]]
     return cmd
 
 
@@ -197,8 +215,10 @@ def main():
                     help="PyTorch's allocator: tcmalloc preloaded, as mirrortrain links it (default), or glibc's")
     ap.add_argument("--batches", default="32,256")
     ap.add_argument("--configs", default=",".join(n for n in CONFIGS if n.startswith(("mirror", "torch-1", "torch-2",
-                                                                                      "torch-ddp"))),
-                    help="which of: " + ", ".join(CONFIGS) + " (keras-2 and torch-compile-* only when named)")
+                                                                                      "torch-ddp"))
+                                                  and (cpu_has_bf16() or not n.endswith("-bf16"))),
+                    help="which of: " + ", ".join(CONFIGS) + " (keras-2 and torch-compile-* only when named; "
+                         "*-bf16 where the CPU has AVX512_BF16 or AMX-BF16)")
     ap.add_argument("--keras-python", default=os.path.join(HERE, "..", ".venv-seed", "bin", "python"),
                     help="interpreter with TensorFlow for keras-2 (MIRROR_VENV=.venv-seed scripts/setup-python.sh seed)")
     args = ap.parse_args()

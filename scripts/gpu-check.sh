@@ -98,6 +98,13 @@ if [ $gpu = 1 ]; then
   step "the step as one CUDA graph: 2 logical GPUs on cuda:0, --cuda-graphs on"
   check "a captured run" "$mt" train --preset seed-reuters --dataset synthetic-text --devices cuda:0 --logical 2 \
     --cuda-graphs on --train-size 4096 --epochs 2 --no-record
+  step "mixed-bf16 on the GPU, eager and captured, beside float32 (samples/s on the last line of each)"
+  for p in float32 mixed-bf16; do
+    check "$p at batch 256" "$mt" train --preset seed-reuters --dataset synthetic-text --devices cuda:0 --logical 1 \
+      --precision "$p" --batch-size 256 --train-size 8192 --epochs 3 --no-record
+  done
+  check "mixed-bf16 captured" "$mt" train --preset seed-reuters --dataset synthetic-text --devices cuda:0 --logical 2 \
+    --precision mixed-bf16 --cuda-graphs on --train-size 4096 --epochs 1 --no-record
 fi
 if [ $gpu = 1 ] && [ -z "${SKIP_BENCH:-}" ]; then
   step "benchmark: seed-reuters on synthetic-text, GPU"
