@@ -1,8 +1,8 @@
 #include "mirror/model/builder.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <torch/torch.h>
@@ -101,7 +101,7 @@ class CpuEmbeddingImpl : public torch::nn::Module {
     torch::nn::Embedding drawn(rows, dim);
     weight = register_parameter("weight", drawn->weight.detach());
   }
-  // The rows are looked up in float32 and cast: the table's gradient stays float32 and sparse.
+  // The rows are looked up in float32, then cast: the table's gradient stays float32.
   torch::Tensor forward(torch::Tensor ids) { return in_compute(embedding_lookup(ids, weight), compute_); }
   torch::Tensor weight;
 
@@ -151,11 +151,10 @@ void apply_keras_initializers(torch::nn::Sequential& seq) {
 
 torch::nn::Functional activation_module(Activation a) {
   switch (a) {
-    // Softmax in float32 whatever the layers computed in, as its probabilities feed the loss.
     case Activation::kRelu: return torch::nn::Functional(torch::relu);
     case Activation::kSigmoid: return torch::nn::Functional(torch::sigmoid);
     case Activation::kTanh: return torch::nn::Functional(torch::tanh);
-    case Activation::kSoftmax:
+    case Activation::kSoftmax:  // in float32 whatever the layers computed in: its probabilities feed the loss
       return torch::nn::Functional([](torch::Tensor x) { return torch::softmax(float_up(x), -1); });
     case Activation::kGelu:
       return torch::nn::Functional([](torch::Tensor x) { return torch::gelu(x); });
