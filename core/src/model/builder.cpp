@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <torch/torch.h>
@@ -110,24 +111,33 @@ class CpuEmbeddingImpl : public torch::nn::Module {
 };
 TORCH_MODULE(CpuEmbedding);
 
-// LibTorch's Conv2d computing in `compute`: its parameters, options and drawing are Conv2d's.
-class MixedConv2dImpl : public torch::nn::Conv2dImpl {
+// LibTorch's Conv1d (where no channels-last stretch takes it) or Conv2d computing in `compute`:
+// its parameters, options and drawing are LibTorch's own.
+template <size_t D>
+class MixedConvImpl : public std::conditional_t<D == 1, torch::nn::Conv1dImpl, torch::nn::Conv2dImpl> {
+  using Base = std::conditional_t<D == 1, torch::nn::Conv1dImpl, torch::nn::Conv2dImpl>;
+
  public:
-  MixedConv2dImpl(const torch::nn::Conv2dOptions& o, torch::ScalarType compute) : Conv2dImpl(o), compute_(compute) {}
+  MixedConvImpl(const torch::nn::ConvOptions<D>& o, torch::ScalarType compute) : Base(o), compute_(compute) {}
   torch::Tensor forward(const torch::Tensor& x) {
     namespace F = torch::nn::functional;
-    return F::conv2d(in_compute(x, compute_), in_compute(weight, compute_),
-                     F::Conv2dFuncOptions()
-                         .bias(in_compute(bias, compute_))
-                         .stride(options.stride())
-                         .padding(options.padding())
-                         .dilation(options.dilation())
-                         .groups(options.groups()));
+    const auto o = F::ConvFuncOptions<D>()
+                       .bias(in_compute(this->bias, compute_))
+                       .stride(this->options.stride())
+                       .padding(this->options.padding())
+                       .dilation(this->options.dilation())
+                       .groups(this->options.groups());
+    const torch::Tensor xc = in_compute(x, compute_), wc = in_compute(this->weight, compute_);
+    if constexpr (D == 1) return F::conv1d(xc, wc, o);
+    else return F::conv2d(xc, wc, o);
   }
 
  private:
   Compute compute_;
 };
+using MixedConv1dImpl = MixedConvImpl<1>;
+using MixedConv2dImpl = MixedConvImpl<2>;
+TORCH_MODULE(MixedConv1d);
 TORCH_MODULE(MixedConv2d);
 
 // Keras' defaults: Embedding uniform(-0.05, 0.05); Conv and Dense kernels Glorot-uniform, whose
@@ -185,6 +195,7 @@ torch::nn::AnyModule op_module(const Op& op, const c10::optional<at::Generator>&
       if (op.spatial == 1) {
         auto o = torch::nn::Conv1dOptions(op.in_channels, l.units, l.kernel[0]).bias(l.use_bias).stride(op.strides[0]);
         if (l.same_padding) o.padding(torch::kSame);
+        if (compute) return torch::nn::AnyModule(MixedConv1d(o, *compute));
         return torch::nn::AnyModule(torch::nn::Conv1d(o));
       }
       auto o = torch::nn::Conv2dOptions(op.in_channels, l.units, {l.kernel[0], l.kernel[1]})

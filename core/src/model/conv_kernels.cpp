@@ -258,6 +258,8 @@ class Conv1dBlockFunction : public torch::autograd::Function<Conv1dBlockFunction
     const int64_t conv_steps = k.conv_steps(steps);
     // (K, C, out_c): tap k's (C, out_c) matrix is a contiguous block.
     const Tensor taps = weight.permute({2, 1, 0}).contiguous();
+    // In bfloat16 the shifted GEMMs round each tap's sum into y (K+1 roundings where one GEMM over
+    // the windows rounds once, ~sqrt(K)·2^-9 relative): kept for the window copy it saves.
     const bool shifted = k.stride == 1 && k.pad_begin == 0 && k.pad_end == 0 && C >= kShiftedGemmChannels;
     Tensor y, cols;
     int64_t batch_rows = 0;
