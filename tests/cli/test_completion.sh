@@ -44,7 +44,9 @@ complete_line "keras" mirrortrain export run --format k
 complete_line "evaluate export" mirrortrain e
 complete_line "--fresh-weights" mirrortrain evaluate --fr
 complete_line "summary sweep" mirrortrain s
-complete_line "--preset" mirrortrain train --pre
+complete_line "--precision --preset" mirrortrain train --pre
+complete_line "mixed-bf16" mirrortrain train --precision m
+complete_line "off on" mirrortrain train --overlap o
 complete_line "--nesterov --no-record --nproc --num-words" mirrortrain train --n
 complete_line "--scale-lr-with-batch --scaling --scaling-devices" mirrortrain sweep --scal
 complete_line "spirals-mlp" mirrortrain train --preset spi
