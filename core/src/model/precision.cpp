@@ -10,6 +10,7 @@
 #endif
 
 #include "mirror/util/error.h"
+#include "mirror/util/untrusted_text.h"
 
 namespace mirror {
 
@@ -18,7 +19,8 @@ std::string precision_name(Precision p) { return p == Precision::kMixedBf16 ? "m
 Precision parse_precision(const std::string& name) {
   if (name == "float32") return Precision::kFloat32;
   if (name == "mixed-bf16") return Precision::kMixedBf16;
-  throw ConfigError(fmt::format("precision '{}' is not known: use float32 or mixed-bf16", name));
+  // A config file's text: escaped, so a line break in it cannot start a line of its own.
+  throw ConfigError(fmt::format("precision '{}' is not known: use float32 or mixed-bf16", terminal_text(name)));
 }
 
 namespace {

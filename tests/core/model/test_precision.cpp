@@ -65,6 +65,12 @@ TEST(Precision, NamesRoundTripAndUnknownOnesAreRefused) {
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("float32 or mixed-bf16"), std::string::npos) << e.what();
   }
+  try {  // a config file's text stays on the message's one line
+    parse_precision("x\nmirrortrain: done");
+    FAIL() << "a line break was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+  }
 }
 
 TEST(Precision, TheCpuCheckAgreesWithTheKernelsFlags) {
