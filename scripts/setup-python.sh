@@ -46,9 +46,24 @@ fi
 args=()
 for f in "${want[@]}"; do args+=(-r "$f"); done
 echo "setup-python.sh: installing ${groups[*]} into $venv ($(cat "${want[@]}" | grep -v '^#' | tr '\n' ' '))"
-if ! "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q "${args[@]}" >"$venv/pip.log" 2>&1; then
+# --no-cache-dir: pip's HTTP cache holds a whole wheel in memory to store it, and torch's CUDA
+# wheels are gigabytes (a CI machine's pip died with nothing in its log). A dropped connection
+# mid-download is tried again by pip and then by us, three times in all (a slow mirror: --timeout 60).
+rc=0
+for try in 1 2 3; do
+  rc=0
+  "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q --no-cache-dir \
+    --timeout 60 "${args[@]}" >"$venv/pip.log" 2>&1 || rc=$?
+  [[ $rc = 0 ]] && break
+  echo "setup-python.sh: pip failed (exit $rc, try $try of 3)" >&2
+  [[ $try = 3 ]] || sleep $((try * 20))
+done
+if [[ $rc != 0 ]]; then
   echo "setup-python.sh: pip could not install them (is PyPI reachable?); the end of $venv/pip.log:" >&2
-  tail -n 5 "$venv/pip.log" >&2
+  tail -n 20 "$venv/pip.log" >&2
+  [[ $rc = 137 || $rc = 9 ]] && echo "setup-python.sh: pip was killed (out of memory?)" >&2
+  echo "setup-python.sh: memory $(free -m | awk '/^Mem:/ {print $7 " MiB available of " $2}')," \
+    "disk $(df -Pm "$venv" | awk 'NR == 2 {print $4 " MiB free"}') (torch's CUDA wheels need ~8 GB)" >&2
   exit 1
 fi
 sort -u <(echo "$have") <(echo "$wanted") | sed '/^$/d' >"$stamp"
