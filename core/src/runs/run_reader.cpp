@@ -205,6 +205,7 @@ void RunFollower::apply_line(const std::string& line) {
     p.samples_per_sec = json_number(j, "samples_per_sec");
     p.learning_rate = json_number(j, "learning_rate");
     p.exchange_bytes = std::max<int64_t>(0, json_int(j, "exchange_bytes"));
+    p.overlap_bytes = std::clamp<int64_t>(json_int(j, "overlap_bytes"), 0, p.exchange_bytes);
     p.samples_seen = (steps.empty() ? 0 : steps.back().samples_seen) + p.samples;
     p.train_seconds = (steps.empty() ? 0 : steps.back().train_seconds) + p.step_seconds;
     // Runs recorded before "wall" existed: training time is the best estimate.

@@ -148,7 +148,8 @@ StepResult MirroredStrategy::run_step(const Batch& batch, bool train) {
     spans.exchange_begin = ms(begin);
     spans.exchange_end = ms(end);
     if (overlap_) {
-      total.exchange_bytes += overlap_->bytes();
+      total.overlap_bytes = overlap_->bytes();
+      total.exchange_bytes += total.overlap_bytes;
       const auto [first, last] = overlap_->last_span();
       if (last != std::chrono::steady_clock::time_point{}) spans.overlap_begin = ms(first), spans.overlap_end = ms(last);
     }

@@ -46,6 +46,7 @@ nlohmann::json to_json(const StepMetrics& e) {
           {"replicas", std::move(replicas)}};
   if (e.sync_checked) j["sync_checked"] = true;
   if (e.exchange_bytes > 0) j["exchange_bytes"] = e.exchange_bytes;
+  if (e.overlap_bytes > 0) j["overlap_bytes"] = e.overlap_bytes;
   if (e.pace_seconds > 0) j["pace_seconds"] = e.pace_seconds;
   if (e.pause_seconds > 0) j["pause_seconds"] = e.pause_seconds;
   if (!e.timeline.empty()) j["timeline"] = to_json(e.timeline);

@@ -272,6 +272,7 @@ class TrainingLoop {
     m.sync_checked = r.sync_checked;
     m.checksums = r.checksums;
     m.exchange_bytes = r.exchange_bytes;
+    m.overlap_bytes = r.overlap_bytes;
     m.replicas = r.replicas;
     for (const auto& t : r.replicas) {
       m.compute_ms += t.compute_ms;

@@ -328,6 +328,10 @@ TEST(MirroredProcesses, BucketsOverlappedWithBackwardSumAsTheStepsExchange) {
         EXPECT_EQ(a.steps[k].sums.loss(), b.steps[k].sums.loss()) << at;
         // The same floats cross, some in the buckets instead of the step's exchange.
         EXPECT_EQ(a.steps[k].exchange_bytes, b.steps[k].exchange_bytes) << at;
+        // The buckets carry the layers after the embedding; its rows and the record cross after backward.
+        EXPECT_GT(a.steps[k].overlap_bytes, 0) << at;
+        EXPECT_LT(a.steps[k].overlap_bytes, a.steps[k].exchange_bytes) << at;
+        EXPECT_EQ(b.steps[k].overlap_bytes, 0) << at;
         if (k == 0) continue;  // a timeline describes the step before
         // The buckets' all-reduce began after forward and before backward ended, on every process.
         for (int q = 0; q < processes; ++q) {

@@ -63,6 +63,7 @@ struct StepResult {
   std::vector<uint64_t> checksums;
   TopPredictions top;         // evaluation only: every example's top predictions
   int64_t exchange_bytes = 0; // training, several processes: the bytes this process put into the cross-process exchange
+  int64_t overlap_bytes = 0;  // of them, the buckets' that crossed during backward (--overlap)
   // Training: the step on one clock (step_timeline.h). Several processes: of the previous step.
   StepTimeline timeline;
 };

@@ -57,6 +57,7 @@ struct StepMetrics {
   std::vector<uint64_t> checksums;  // then: each replica's parameter checksum; empty when read back
   double compute_ms = 0, allreduce_ms = 0, update_ms = 0;  // means over the replicas
   int64_t exchange_bytes = 0;   // several processes: this process's bytes into the cross-process exchange
+  int64_t overlap_bytes = 0;    // of them, the buckets' that crossed during backward (--overlap)
   std::vector<ReplicaTiming> replicas;  // each replica's timing; empty when read back
   // Not training, over the run so far (this session live, all sessions read back): waiting for the
   // demo pace, and paused. Throughput and ETA leave them out.
