@@ -7,6 +7,10 @@ before issue 50): over loopback (--nproc 2), and between two network namespaces 
 `tc ... tbf` to each --rates (default 1 Gbit/s), as on two machines (needs root, `ip netns add`
 and `ip netns exec`; that part is skipped with the reason where either fails).
 
+The what-if beside them: each repeat's loopback run of each way predicts the shaped link's step
+(`mirrortrain predict RUN --devices 2 --link latency=0us,bandwidth=RATE`); the table gives the
+median of those predictions and their error against the measured median.
+
 A step is rank 0's `step_seconds` in metrics.jsonl, median over the steps after the first 4;
 bytes are rank 0's `exchange_bytes`, median. Every configuration runs once per repeat in a rotated
 order; the table gives the median of the repeats with their range, and each way's ratio to
@@ -72,7 +76,7 @@ def main():
                     port += 1
                     ns.train(binary, args_for(way), run_dir, port)
             m = wv.measured(run_dir)
-            results[(link, way)].append((BATCH / (m["step"] / 1e3), m["step"], bytes_of(run_dir)))
+            results[(link, way)].append((BATCH / (m["step"] / 1e3), m["step"], bytes_of(run_dir), run_dir))
         print(f"repeat {rep + 1}/{a.repeats} done", file=sys.stderr)
     print(f"seed-reuters, batch {BATCH}, 2 processes x 1 replica, 1 thread each; median [min-max] of {a.repeats} repeats\n")
     print(f"{'link':10} {'exchange':13} {'samples/s':>22} {'step ms':>8} {'bytes/step':>12}")
@@ -90,6 +94,16 @@ def main():
                 x[2] for x in results[(link, way)])
             print(f"{link}: {way} / whole {statistics.median(ratios):.2f} [{ratios[0]:.2f}-{ratios[-1]:.2f}] "
                   f"samples/s, {bytes_ratio:.2f}x fewer bytes")
+    if len(links) > 1:
+        print("\nthe what-if from each loopback run: step ms predicted, median [range], against measured")
+    for link in links[1:]:
+        bandwidth = f"{wv.parse_rate(link) / 8e6:g}MB"
+        for way in WAYS:
+            predicted = [wv.predict(binary, r[3], [2], link=f"latency=0us,bandwidth={bandwidth}")[0][2]["step"]
+                         for r in results[("loopback", way)]]
+            measured_ms = statistics.median(x[1] for x in results[(link, way)])
+            error = (statistics.median(predicted) - measured_ms) / measured_ms
+            print(f"{link}: {way:13} {wv.fmt_range(predicted, 2)} against {measured_ms:.2f}: {100 * error:+.0f}%")
 
 
 if __name__ == "__main__":

@@ -37,14 +37,19 @@ std::pair<double, double> ring_terms(const AllReducePoint& p) {
 
 std::string ms(double seconds) { return fmt::format("{:.3g} ms", seconds * 1e3); }
 
+// The share of its bytes each of n replicas sends in a ring all-reduce: 2(n-1)/n.
+double ring_share(int n) { return 2.0 * (n - 1) / n; }
+
 // What one timeline says, in seconds.
 struct StepSample {
   double compute_per_example = 0;
   double transfer = 0;  // the all-reduce after backward (what the step waited for)
-  // Buckets during backward (--overlap): the link's time before backward ended, and backward's time
-  // after the first bucket started (what could hide the link); 0 without an overlap.
+  // Buckets during backward (--overlap): the link's time before backward ended, backward's time
+  // after the first bucket started (what could hide the link), and the buckets' own span, first
+  // start to last end; 0 without an overlap.
   double hidden = 0;
   double window = 0;
+  double span = 0;
   double update = 0;
   double overhead = 0;
   int replicas = 0;
@@ -79,6 +84,7 @@ std::optional<StepSample> sample_of(const StepTimeline& t) {
     if (p.process == last->process && p.overlap_end > p.overlap_begin) {
       s.hidden = std::max(0.0, std::min(p.overlap_end, last->gradients_ready) - p.overlap_begin) / 1e3;
       s.window = std::max(0.0, last->gradients_ready - p.overlap_begin) / 1e3;
+      s.span = (p.overlap_end - p.overlap_begin) / 1e3;
     }
   sum = 0;
   for (double v : updates) sum += v;
@@ -102,8 +108,8 @@ FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<
   std::map<int, int> replica_counts;
   bool simulated = false;
   bool several_processes = false;
-  double exchanged = 0;
-  std::vector<double> hidden_share, window_per_example;
+  double exchanged = 0, overlapped = 0;
+  std::vector<double> span_share, span_s, window_per_example;
   for (const Source& src : sources) {
     if (model.usable_cores == 0 && src.usable_cores > 0) {  // the first run that says
       model.usable_cores = src.usable_cores;
@@ -118,6 +124,7 @@ FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<
     // Rows only crossed (--sparse-exchange): the link carried these bytes, not the gradients'.
     const bool rows = src.exchanged_bytes > 0 && src.exchanged_bytes < 0.95 * src.gradient_bytes;
     if (rows) exchanged = src.exchanged_bytes;
+    if (overlapped == 0) overlapped = src.overlap_bytes;
     for (const StepTimeline& t : *src.timelines) {
       auto s = sample_of(t);
       if (!s) continue;
@@ -130,7 +137,8 @@ FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<
       const double bytes = rows ? src.exchanged_bytes : src.gradient_bytes;
       if (s->replicas >= 2) transfers[{s->replicas, bytes}].push_back(link_s);
       if (s->window > 0 && s->largest_shard > 0) {
-        hidden_share.push_back(link_s > 0 ? s->hidden / link_s : 0);
+        span_share.push_back(link_s > 0 ? std::min(1.0, s->span / link_s) : 0);
+        span_s.push_back(s->span);
         window_per_example.push_back(s->window / static_cast<double>(s->largest_shard));
       }
       ++batches[{s->largest_shard, s->global_batch}];
@@ -173,12 +181,17 @@ FittedModel fit_sources(const std::vector<Source>& sources, const std::optional<
         bytes_text(exchanged), bytes_text(model.gradient_bytes)));
   }
   if (!window_per_example.empty() && 2 * window_per_example.size() >= static_cast<size_t>(model.steps_used)) {
-    model.overlap_hidden_share = median(hidden_share);
+    const double all = model.exchanged_bytes > 0 ? model.exchanged_bytes : model.gradient_bytes;
+    // A run recorded before the buckets' bytes were: their share of the link's time as their share of the bytes.
+    const bool known = overlapped > 0;
+    model.overlap_bytes = known ? std::min(overlapped, all) : median(span_share) * all;
     model.overlap_window_per_example_s = median(window_per_example);
+    if (model.overlap_bytes > 0) model.overlap_seconds_per_byte = median(span_s) / model.overlap_bytes;
     model.notes.push_back(fmt::format(
-        "part of the exchange ran during backward (--overlap): {:.0f}% of the link's time, with {} of backward after "
-        "the first bucket; predictions hide the same share, at most that much of backward",
-        100 * model.overlap_hidden_share, ms(model.overlap_window_per_example_s * static_cast<double>(model.per_replica_batch))));
+        "part of the exchange ran during backward (--overlap): {}{} in {} while backward computed ({} of it after the "
+        "first bucket); on another link they take its time for those bytes, or as long as here if that is longer",
+        bytes_text(model.overlap_bytes), known ? "" : " (taken from their share of the link's time)", ms(median(span_s)),
+        ms(model.overlap_window_per_example_s * static_cast<double>(model.per_replica_batch))));
   }
   return model;
 }
@@ -279,13 +292,22 @@ PredictedPoint point_at(const FittedModel& m, const CommModel& comm, Scaling sca
     p.core_share = core_load(1, m.intra_op_threads, m.usable_cores) / measured_load;
   const double per_example = nearest ? nearest->compute_per_example_s : m.compute_per_example_s;
   p.compute_s = per_example * static_cast<double>(p.per_replica_batch) * p.core_share;
-  p.comm_s = allreduce_seconds(comm, n, m.exchanged_bytes > 0 ? m.exchanged_bytes : m.gradient_bytes);
-  if (n > 1 && m.overlap_hidden_share > 0) {
-    // Buckets during backward: the measured share of the link's time hides, within backward's
-    // time after the first bucket (which grows with the shard as compute does).
+  const double bytes = m.exchanged_bytes > 0 ? m.exchanged_bytes : m.gradient_bytes;
+  p.comm_s = allreduce_seconds(comm, n, bytes);
+  if (n > 1 && m.overlap_bytes > 0 && m.overlap_seconds_per_byte > 0) {
+    // Buckets during backward. On the run's own link they take their measured span (per byte, each
+    // replica sending its ring's share). On another link, that link's time for their bytes or the
+    // span, whichever is longer: while backward computes, Gloo's thread waits for a core, and the
+    // seed's buckets took as long over loopback as over 1 Gbit/s (bench/sparse_exchange_link.md).
+    // Backward's time after the first bucket (which grows with the shard as compute does) hides
+    // them; the step's own exchange follows them on the link.
+    const double host = m.overlap_seconds_per_byte * m.overlap_bytes * ring_share(n) / ring_share(std::max(2, m.measured_replicas));
+    const double buckets = comm.link.from_run ? host : std::max(allreduce_seconds(comm, n, m.overlap_bytes), host);
+    const double rest = comm.link.from_run ? std::max(0.0, p.comm_s - host)
+                                           : allreduce_seconds(comm, n, std::max(0.0, bytes - m.overlap_bytes));
     const double window = m.overlap_window_per_example_s * static_cast<double>(p.per_replica_batch) * p.core_share;
-    p.hidden_s = std::min(m.overlap_hidden_share * p.comm_s, window);
-    p.comm_s -= p.hidden_s;
+    p.hidden_s = std::min(buckets, window);
+    p.comm_s = buckets - p.hidden_s + rest;
   }
   p.update_s = nearest ? nearest->update_s : m.update_s;
   p.overhead_s = nearest ? nearest->overhead_s : m.overhead_s;

@@ -21,6 +21,7 @@ struct Source {
   int intra_op_threads = 0;  // machine.intra_op_threads
   bool logical_cpu = false;  // every replica a logical device of the CPU
   double exchanged_bytes = 0;  // several processes: the median bytes a process put into a step's exchange; 0: unknown
+  double overlap_bytes = 0;    // of them, the buckets' during backward (--overlap), median; 0: none or unknown
 };
 
 // "540 kB", "1.3 MB".

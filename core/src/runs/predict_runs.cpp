@@ -66,10 +66,12 @@ Source source_of(const RunRecord& run) {
   return src;
 }
 
-double exchanged_bytes_of(const RunRecord& run) {
+// The median over the steps that recorded it of `exchange_bytes` (whole: of the bytes a process
+// exchanged) or `overlap_bytes` (of those the buckets carried during backward); 0: none recorded.
+double bytes_of(const RunRecord& run, int64_t StepMetrics::*field) {
   std::vector<double> bytes;
   for (const auto& s : run.steps)
-    if (s.exchange_bytes > 0) bytes.push_back(static_cast<double>(s.exchange_bytes));
+    if (s.*field > 0) bytes.push_back(static_cast<double>(s.*field));
   return bytes.empty() ? 0 : median(bytes);
 }
 
@@ -93,7 +95,8 @@ FittedModel fit_model(const RunRecord& run, const std::optional<LinkSpec>& fallb
   const std::optional<LinkSpec> fallback = fallback_link ? fallback_link : predict_impl::simulated_link_of(run);
   predict_impl::Source src = predict_impl::source_of(run);
   src.gradient_bytes = predict_impl::gradient_bytes_of(run);
-  src.exchanged_bytes = predict_impl::exchanged_bytes_of(run);
+  src.exchanged_bytes = predict_impl::bytes_of(run, &StepMetrics::exchange_bytes);
+  src.overlap_bytes = predict_impl::bytes_of(run, &StepMetrics::overlap_bytes);
   return predict_impl::fit_sources({src}, fallback);
 }
 
@@ -104,7 +107,8 @@ FittedModel fit_model(const std::vector<RunRecord>& runs, const std::optional<Li
     if (!run.timelines.empty()) {
       sources.push_back(predict_impl::source_of(run));
       sources.back().gradient_bytes = predict_impl::gradient_bytes_of(run);
-      sources.back().exchanged_bytes = predict_impl::exchanged_bytes_of(run);
+      sources.back().exchanged_bytes = predict_impl::bytes_of(run, &StepMetrics::exchange_bytes);
+      sources.back().overlap_bytes = predict_impl::bytes_of(run, &StepMetrics::overlap_bytes);
     }
   if (sources.empty()) throw DataError("none of the runs recorded a step timeline: nothing to fit");
   return predict_impl::fit_sources(sources, fallback_link);

@@ -302,10 +302,11 @@ TEST(Predict, ARunThatExchangedRowsOrOverlappedBackwardSaysSo) {
 }
 
 // Buckets during backward (--overlap): the link's time is the transfer after backward plus the
-// part of the buckets' before it ended; a prediction on the same link hides the same share (so it
-// gives back the measured wait), and on a slower one hides at most backward's time after the first
-// bucket.
-TEST(Predict, BucketsDuringBackwardCountForTheLinkAndHideAtMostBackward) {
+// part of the buckets' before it ended. On the run's own link the buckets take their measured span
+// and the step waits as it did; on another link that link's time for their bytes, but never less
+// than their span here (backward shares the cores with them), hidden for at most backward's time
+// after the first bucket; the rest of the exchange follows them.
+TEST(Predict, BucketsDuringBackwardTakeTheLinksTimeAndTheHostsAndHideAtMostBackward) {
   Truth truth;
   truth.replicas = 2;
   truth.late_ms = 0;
@@ -326,29 +327,60 @@ TEST(Predict, BucketsDuringBackwardCountForTheLinkAndHideAtMostBackward) {
   // The last replica to arrive (replica 1, process 1): backward ran 2/3 of its compute.
   const ReplicaMarks& last = timelines[0].replicas[1];
   const double window_ms = last.gradients_ready - (last.forward_done + begin_after_forward);
+  const double span_ms = window_ms + end_after_ready;
   const double link_ms = truth.transfer_ms + window_ms;  // the buckets ran to the end of backward
-  const FittedModel m = fit_model(timelines, 4e6);
+  RunRecord run;
+  run.name = "r";
+  run.run = {{"parameters", 1e6}};  // 4 MB of gradients, 3 MB of them in the buckets
+  run.timelines = timelines;
+  for (size_t k = 0; k < timelines.size(); ++k) {
+    run.steps.emplace_back();
+    run.steps.back().exchange_bytes = 4'000'000;
+    run.steps.back().overlap_bytes = 3'000'000;
+  }
+  const FittedModel m = fit_model(run);
   ASSERT_EQ(m.allreduce_points.size(), 1u);
   EXPECT_NEAR(m.allreduce_points[0].seconds, link_ms / 1e3, 1e-9);
-  EXPECT_NEAR(m.overlap_hidden_share, window_ms / link_ms, 1e-9);
+  EXPECT_DOUBLE_EQ(m.overlap_bytes, 3e6);
+  EXPECT_NEAR(m.overlap_seconds_per_byte * 3e6 * 1e3, span_ms, 1e-9);
   EXPECT_NEAR(m.overlap_window_per_example_s, window_ms / 1e3 / truth.shard, 1e-12);
 
-  PredictOptions same;
-  same.devices = {2};
-  same.link = m.measured_link;
-  same.link->from_run = false;
-  same.scaling = Scaling::kWeak;
-  same.share_cores = false;
-  const PredictedPoint at2 = predict(m, same).points.back();
+  PredictOptions own;
+  own.devices = {2};
+  own.scaling = Scaling::kWeak;
+  own.share_cores = false;
+  const PredictedPoint at2 = predict(m, own).points.back();
   EXPECT_NEAR(at2.comm_s * 1e3, truth.transfer_ms, 1e-6);  // the wait measured
   EXPECT_NEAR(at2.hidden_s * 1e3, window_ms, 1e-6);
-  // Ten times slower: the same share would hide more than backward lasts; it hides backward's time.
-  PredictOptions slow = same;
+  // Another link ten times slower than this one: the buckets take its time for their 3 MB;
+  // backward hides its time after the first bucket; the last 1 MB follows.
+  PredictOptions slow = own;
+  slow.link = m.measured_link;
+  slow.link->from_run = false;
   slow.link->bandwidth_bytes_per_s /= 10;
   const PredictedPoint at2_slow = predict(m, slow).points.back();
   EXPECT_NEAR(at2_slow.hidden_s * 1e3, window_ms, 1e-6);
-  EXPECT_NEAR((at2_slow.comm_s + at2_slow.hidden_s) * 1e3, 10 * link_ms, 0.05 * link_ms);
+  EXPECT_NEAR(at2_slow.comm_s * 1e3, 10 * link_ms * 0.75 - window_ms + 10 * link_ms * 0.25, 1e-6);
+  // At 4 replicas each sends 1.5 times its ring share at 2.
+  slow.devices = {4};
+  const PredictedPoint at4_slow = predict(m, slow).points.back();
+  EXPECT_NEAR((at4_slow.comm_s + at4_slow.hidden_s) * 1e3, 1.5 * 10 * link_ms, 1e-6);
+  // A link twice as fast as this one does not move the buckets faster than this host did.
+  PredictOptions fast = own;
+  fast.link = m.measured_link;
+  fast.link->from_run = false;
+  fast.link->bandwidth_bytes_per_s *= 2;
+  ASSERT_LT(link_ms * 0.75 / 2, span_ms);
+  const PredictedPoint at2_fast = predict(m, fast).points.back();
+  EXPECT_NEAR(at2_fast.comm_s * 1e3, span_ms - window_ms + link_ms * 0.25 / 2, 1e-6);
+
+  // A run that did not record the buckets' bytes: their share of the link's time stands for them.
+  const FittedModel unknown = fit_model(timelines, 4e6);
+  EXPECT_NEAR(unknown.overlap_bytes, 4e6 * span_ms / link_ms, 1e-3);
+  EXPECT_NEAR(unknown.overlap_seconds_per_byte * unknown.overlap_bytes * 1e3, span_ms, 1e-9);
+  EXPECT_NEAR(predict(unknown, own).points.back().comm_s * 1e3, truth.transfer_ms, 1e-6);
   // Without the overlap recorded, nothing is hidden.
   const FittedModel plain = fit_model(steps(truth), 4e6);
-  EXPECT_EQ(plain.overlap_hidden_share, 0);
+  EXPECT_EQ(plain.overlap_bytes, 0);
+  EXPECT_EQ(predict(plain, own).points.back().hidden_s, 0);
 }

@@ -39,10 +39,12 @@ struct FittedModel {
   // Several processes that exchanged fewer bytes than their gradients (the embedding's rows,
   // --sparse-exchange): the median bytes a process put into a step's exchange; 0: the gradients'.
   double exchanged_bytes = 0;
-  // Buckets all-reduced during backward (--overlap): the median share of the link's time that
-  // backward hid, and backward's time after the first bucket per example of the largest shard.
-  // 0: no overlap measured.
-  double overlap_hidden_share = 0;
+  // Buckets all-reduced during backward (--overlap): their bytes (of exchanged or gradient
+  // bytes; a run that did not record them: their share of the link's time), their span (first
+  // start to last end) per byte as measured while backward computed, and backward's time after the
+  // first bucket per example of the largest shard. 0: no overlap measured.
+  double overlap_bytes = 0;
+  double overlap_seconds_per_byte = 0;
   double overlap_window_per_example_s = 0;
   int64_t per_replica_batch = 0;     // as measured (largest shard)
   int64_t global_batch = 0;          // as measured
