@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <numbers>
 
 namespace mirror::ui {
 
@@ -46,7 +47,6 @@ const Qt::PenStyle kRunLines[] = {Qt::SolidLine,      Qt::DashLine,       Qt::Do
                                   Qt::DashDotDotLine, Qt::CustomDashLine, Qt::CustomDashLine, Qt::CustomDashLine};
 const QList<qreal> kCustomDashes[] = {{8, 3}, {8, 3, 1, 3, 1, 3, 1, 3}, {1, 2, 1, 2, 6, 2}};
 
-constexpr double kPi = 3.14159265358979323846;
 
 const QScatterSeries::MarkerShape kRunMarkers[] = {
     QScatterSeries::MarkerShapeCircle,   QScatterSeries::MarkerShapeRectangle, QScatterSeries::MarkerShapeTriangle,
@@ -130,7 +130,7 @@ QImage run_marker_image(size_t index, bool dark, int size) {
     QPolygonF poly;
     const int points = star ? 2 * corners : corners;
     for (int k = 0; k < points; ++k) {
-      const double a = rotate + 2 * kPi * k / points;
+      const double a = rotate + 2 * std::numbers::pi * k / points;
       const double rr = star && k % 2 ? r * 0.45 : r;
       poly << QPointF(c + rr * std::sin(a), c - rr * std::cos(a));
     }

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <iterator>
+#include <numbers>
 
 #include "mirror/data/dataset.h"
 #include "mirror/data/preview.h"
@@ -29,7 +30,6 @@ const QColor kClassColours[] = {QColor(0, 114, 178),  QColor(230, 159, 0),  QCol
                                 QColor(75, 210, 150), QColor(60, 135, 255), QColor(210, 30, 75),   QColor(75, 15, 240)};
 constexpr int64_t kColours = static_cast<int64_t>(std::size(kClassColours));
 constexpr int kMarkers = 6;
-constexpr double kPi = 3.14159265358979323846;
 }  // namespace
 
 int64_t distinct_class_colours() { return kColours; }
@@ -50,7 +50,7 @@ void draw_class_marker(QPainter& p, const QPointF& at, double radius, int64_t k)
     QPolygonF poly;
     const int points = star ? 2 * corners : corners;
     for (int i = 0; i < points; ++i) {
-      const double a = turn + 2 * kPi * i / points;
+      const double a = turn + 2 * std::numbers::pi * i / points;
       const double r = star && i % 2 ? radius * 0.5 : radius * 1.2;  // as heavy to the eye as the circle
       poly << QPointF(at.x() + r * std::sin(a), at.y() - r * std::cos(a));
     }
@@ -60,7 +60,7 @@ void draw_class_marker(QPainter& p, const QPointF& at, double radius, int64_t k)
     case 1: p.drawRect(QRectF(at.x() - 0.9 * radius, at.y() - 0.9 * radius, 1.8 * radius, 1.8 * radius)); break;
     case 2: polygon(3, 0, false); break;       // triangle, point up
     case 3: polygon(4, 0, false); break;       // diamond
-    case 4: polygon(3, kPi, false); break;     // triangle, point down
+    case 4: polygon(3, std::numbers::pi, false); break;     // triangle, point down
     case 5: polygon(5, 0, true); break;        // star
     default: p.drawEllipse(at, radius, radius); break;
   }
