@@ -47,7 +47,6 @@ const Qt::PenStyle kRunLines[] = {Qt::SolidLine,      Qt::DashLine,       Qt::Do
                                   Qt::DashDotDotLine, Qt::CustomDashLine, Qt::CustomDashLine, Qt::CustomDashLine};
 const QList<qreal> kCustomDashes[] = {{8, 3}, {8, 3, 1, 3, 1, 3, 1, 3}, {1, 2, 1, 2, 6, 2}};
 
-
 const QScatterSeries::MarkerShape kRunMarkers[] = {
     QScatterSeries::MarkerShapeCircle,   QScatterSeries::MarkerShapeRectangle, QScatterSeries::MarkerShapeTriangle,
     QScatterSeries::MarkerShapeRotatedRectangle, QScatterSeries::MarkerShapeStar, QScatterSeries::MarkerShapePentagon};
